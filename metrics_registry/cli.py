@@ -1,0 +1,244 @@
+"""The ``metrics-registry`` command.
+
+Every subcommand turns the package's errors into one line on stderr and a
+non-zero exit code (1: the input has problems, 2: the command was used
+wrongly); a traceback means a bug in this tool.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from metrics_registry import __version__
+from metrics_registry.api import InvalidRegistryError, load, validate
+from metrics_registry.config import ConfigError
+from metrics_registry.registry import Registry, RegistryError
+
+__all__ = ["main"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Context:
+    def __init__(self, extra: tuple[Path, ...], use_config: bool) -> None:
+        self.extra = extra
+        self.use_config = use_config
+
+    def validate(self) -> tuple[Registry, list]:
+        return validate(self.extra, include_configured=self.use_config)
+
+    def load(self) -> Registry:
+        return load(self.extra, include_configured=self.use_config)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"metrics-registry: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _user_errors(function: F) -> F:
+    """Report the package's own errors as one line instead of a traceback."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except InvalidRegistryError as error:
+            _fail(str(error))
+        except (RegistryError, ConfigError) as error:
+            _fail(str(error))
+        except OSError as error:
+            _fail(f"{error.filename or ''}: {error.strerror or error}")
+        return None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="metrics-registry")
+@click.option(
+    "--registry",
+    "extra",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Extra registry YAML file to load (repeatable), on top of the built-in families.",
+)
+@click.option(
+    "--no-config",
+    is_flag=True,
+    help="Ignore [tool.metrics-registry] in pyproject.toml and METRICS_REGISTRY_PATH.",
+)
+@click.pass_context
+def cli(ctx: click.Context, extra: tuple[Path, ...], no_config: bool) -> None:
+    """Registry of the metrics RL trainers for language models log (TRL PPO, GRPO, ...)."""
+    ctx.obj = _Context(extra, not no_config)
+
+
+@cli.command(name="validate")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="Fail on warnings too.")
+@click.pass_obj
+@_user_errors
+def validate_command(obj: _Context, fmt: str, strict: bool) -> None:
+    """Check every registry file; exit 1 when there are errors."""
+    registry, findings = obj.validate()
+    errors = [f for f in findings if f.is_error]
+    warnings = [f for f in findings if not f.is_error]
+    if fmt == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "metrics": len(registry),
+                    "families": {fid: len(registry.in_family(fid)) for fid in registry.families},
+                    "errors": len(errors),
+                    "warnings": len(warnings),
+                    "findings": [f.to_dict() for f in findings],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    else:
+        for finding in findings:
+            click.echo(finding.format(), err=False)
+        counts = ", ".join(f"{fid} {len(registry.in_family(fid))}" for fid in registry.families)
+        click.echo(f"{len(registry)} metrics ({counts}); {len(errors)} errors, {len(warnings)} warnings")
+    if errors or (strict and warnings):
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("key")
+@click.option("--family", help="Family id, when the key exists in several (e.g. ppo, legacy-ppo).")
+@click.option("--trl-version", help="TRL release the log comes from, e.g. 0.7.10.")
+@click.pass_obj
+@_user_errors
+def explain(obj: _Context, key: str, family: str | None, trl_version: str | None) -> None:
+    """Explain a logged KEY (aliases, legacy names, templated and eval_ keys work)."""
+    from metrics_registry.explain import render_matches
+    from metrics_registry.registry import UnknownMetricError
+
+    registry, findings = obj.validate()
+    errors = sum(1 for f in findings if f.is_error)
+    if errors:
+        click.echo(
+            f"metrics-registry: warning: the registry has {errors} errors; run"
+            " 'metrics-registry validate' (showing what loaded)",
+            err=True,
+        )
+    matches = registry.find(key, family=family, trl_version=trl_version)
+    if not matches:
+        raise UnknownMetricError(registry_hint(registry, key, family, trl_version))
+    render_matches(matches, registry, Console(soft_wrap=False))
+
+
+def registry_hint(registry: Registry, key: str, family: str | None, trl_version: str | None) -> str:
+    """Say that ``key`` is unknown, with the closest known keys."""
+    import difflib
+
+    names = sorted({e.key for e in registry} | {a for e in registry for a in e.metric.aliases})
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
+    scope = (f" in family '{family}'" if family else "") + (f" for TRL {trl_version}" if trl_version else "")
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"no metric '{key}'{scope}{hint}"
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write to a file.")
+@click.pass_obj
+@_user_errors
+def export(obj: _Context, fmt: str, output: Path | None) -> None:
+    """Export the whole registry for other tools (validates against 'schema')."""
+    from metrics_registry.export import export_json
+    from metrics_registry.fileio import atomic_write_text
+
+    text = export_json(obj.load())
+    if output:
+        atomic_write_text(output, text, backup=False)
+    else:
+        click.echo(text, nl=False)
+
+
+@cli.command()
+@click.option(
+    "--kind",
+    type=click.Choice(["export", "registry-file"]),
+    default="export",
+    show_default=True,
+    help="'export': the JSON export; 'registry-file': the YAML files (for editors).",
+)
+def schema(kind: str) -> None:
+    """Print a JSON Schema."""
+    from metrics_registry.schema import schema_text
+
+    click.echo(schema_text(kind), nl=False)  # type: ignore[arg-type]
+
+
+@cli.command()
+@click.argument("key")
+@click.option("--family", required=True, help="Family id whose file gets the entry (e.g. grpo).")
+@click.option("--no-backup", is_flag=True, help="Do not keep the previous file as <file>.bak.")
+@click.pass_obj
+@_user_errors
+def new(obj: _Context, key: str, family: str, no_backup: bool) -> None:
+    """Add a skeleton entry for KEY to the file of FAMILY, keeping its comments."""
+    from metrics_registry.api import registry_paths
+    from metrics_registry.loader import load_file
+    from metrics_registry.scaffold import add_metric
+
+    candidates = {}
+    for path in registry_paths(obj.extra, include_configured=obj.use_config):
+        loaded = load_file(path)
+        if loaded.family is not None:
+            candidates.setdefault(loaded.family.id, path)
+    if family not in candidates:
+        _fail(f"unknown family '{family}' (known: {', '.join(sorted(candidates))})", 2)
+    path = candidates[family]
+    line = add_metric(path, key, backup=not no_backup)
+    click.echo(f"{path}:{line}: added '{key}'; fill in the TODO fields, then run 'metrics-registry validate'")
+
+
+@cli.command()
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("site"),
+    show_default=True,
+    help="Folder for the built site.",
+)
+@click.pass_obj
+@_user_errors
+def build(obj: _Context, output: Path) -> None:
+    """Generate the pages from the registry and build the site with MkDocs."""
+    from metrics_registry.site.build import build_site
+
+    report = build_site(obj.load(), output=output)
+    click.echo(report)
+
+
+@cli.command()
+@click.option("--port", default=8000, show_default=True)
+@click.pass_obj
+@_user_errors
+def serve(obj: _Context, port: int) -> None:
+    """Build the site, serve it on localhost and rebuild on edits."""
+    from metrics_registry.site.serve import serve_site
+
+    serve_site(obj.load, port=port)
+
+
+def main() -> None:
+    cli(prog_name="metrics-registry")
+
+
+if __name__ == "__main__":
+    main()

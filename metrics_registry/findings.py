@@ -1,0 +1,128 @@
+"""Validation findings: data, not exceptions.
+
+Every problem the loader or a check finds is a :class:`Finding` with a
+stable rule id, so that users can search for it, tools can filter it, and
+tests can assert exactly which rule fired on which line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from metrics_registry.models import Severity
+
+__all__ = ["RULES", "Finding", "Rule"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A validation rule: stable id, short name, default severity, what it checks."""
+
+    id: str
+    name: str
+    severity: Severity
+    description: str
+
+
+def _rules(*rules: Rule) -> dict[str, Rule]:
+    return {rule.id: rule for rule in rules}
+
+
+RULES: dict[str, Rule] = _rules(
+    Rule("MR100", "yaml-syntax", Severity.error, "The file is not valid YAML."),
+    Rule("MR101", "yaml-duplicate-field", Severity.error, "A mapping repeats a field name."),
+    Rule("MR102", "unknown-field", Severity.error, "A field the format does not define (often a typo)."),
+    Rule("MR103", "missing-field", Severity.error, "A required field is absent."),
+    Rule(
+        "MR104", "invalid-value", Severity.error, "A field's value has the wrong type or is out of its range."
+    ),
+    Rule(
+        "MR105",
+        "missing-modeline",
+        Severity.error,
+        "The file does not start with the yaml-language-server modeline pointing at the schema.",
+    ),
+    Rule("MR106", "unreadable-file", Severity.error, "The file cannot be read as UTF-8 text."),
+    Rule(
+        "MR110",
+        "duplicate-key",
+        Severity.error,
+        "A key or alias appears twice in one family (two families may share a key).",
+    ),
+    Rule("MR111", "duplicate-family", Severity.error, "Two files declare the same family id."),
+    Rule(
+        "MR112",
+        "dangling-reference",
+        Severity.error,
+        "see_also, replaces or replaced_by names a metric that does not exist.",
+    ),
+    Rule("MR113", "malformed-template", Severity.error, "A templated key is not well formed."),
+    Rule(
+        "MR114", "unbalanced-latex", Severity.error, "Braces, \\left/\\right or $ delimiters do not balance."
+    ),
+    Rule(
+        "MR115",
+        "one-sided-replacement",
+        Severity.warning,
+        "A replaced_by link without the matching replaces link on the successor (or the reverse).",
+    ),
+    Rule(
+        "MR116",
+        "versions-outside-family",
+        Severity.warning,
+        "A metric's versions fall outside its family's range.",
+    ),
+    Rule("MR117", "duplicate-rule-id", Severity.error, "Two healthy rules of one metric share an id."),
+    Rule("MR118", "anchor-collision", Severity.error, "Two keys of one family give the same page anchor."),
+    Rule("MR119", "placeholder-left", Severity.error, "A scaffolded entry still holds TODO text."),
+    Rule("MR120", "self-reference", Severity.warning, "A metric lists itself in see_also."),
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem, located as precisely as the input allows."""
+
+    rule: str
+    file: Path
+    line: int | None
+    message: str
+    fix: str
+    key: str | None = None
+    field: str | None = None
+    severity: Severity | None = None
+
+    def __post_init__(self) -> None:
+        if self.severity is None:
+            object.__setattr__(self, "severity", RULES[self.rule].severity)
+
+    @property
+    def name(self) -> str:
+        """The rule's short name, e.g. ``unknown-field``."""
+        return RULES[self.rule].name
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == Severity.error
+
+    def location(self) -> str:
+        """``file:line`` as editors and terminals link it."""
+        return f"{self.file}:{self.line}" if self.line else str(self.file)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["file"] = str(self.file)
+        data["severity"] = Severity(self.severity).value
+        data["name"] = self.name
+        return data
+
+    def format(self) -> str:
+        """One line for a terminal: location, severity, rule, message, fix."""
+        where = self.location()
+        about = f" [{self.key}{'.' + self.field if self.field else ''}]" if self.key else ""
+        if not self.key and self.field:
+            about = f" [{self.field}]"
+        severity = Severity(self.severity).value
+        return f"{where}: {severity} {self.rule} {self.name}{about}: {self.message}. Fix: {self.fix}"

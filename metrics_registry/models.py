@@ -1,0 +1,354 @@
+"""Typed model of a registry file and of one metric.
+
+The YAML files under ``metrics_registry/data/`` (and any extension file) are
+validated against these models; the JSON Schema that editors use is generated
+from them (see :mod:`metrics_registry.schema`), so the models are the single
+definition of the format.
+
+Models are frozen and forbid unknown fields: a typo in a field name is an
+error with a line number, never a silently ignored value.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from metrics_registry.keys import KEY_PATTERN, REFERENCE_PATTERN
+
+__all__ = [
+    "Aggregation",
+    "Category",
+    "Change",
+    "CrossProcess",
+    "DirectionRule",
+    "FamilyInfo",
+    "FiniteRule",
+    "Gate",
+    "Goal",
+    "HealthyRule",
+    "Metric",
+    "RangeRule",
+    "Reduce",
+    "RegistryFile",
+    "Severity",
+    "SpikeRule",
+    "Unit",
+    "VersionRange",
+]
+
+FAMILY_ID_PATTERN = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
+VERSION_PATTERN = r"^\d+\.\d+(\.\d+)?$"
+DOTTED_PATH_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+
+
+class Category(str, Enum):
+    """What a metric is about; drives grouping on the pages."""
+
+    reward = "reward"
+    kl = "kl"
+    entropy = "entropy"
+    policy = "policy"
+    value = "value"
+    loss = "loss"
+    clipping = "clipping"
+    advantage = "advantage"
+    length = "length"
+    sampling = "sampling"
+    tools = "tools"
+    throughput = "throughput"
+    schedule = "schedule"
+    progress = "progress"
+    evaluation = "evaluation"
+    group = "group"
+
+
+class Unit(str, Enum):
+    """Closed list of units, so the same quantity is never spelled two ways."""
+
+    nats = "nats"
+    fraction = "fraction"  # in [0, 1]
+    ratio = "ratio"  # a positive ratio of probabilities, 1 = unchanged
+    dimensionless = "dimensionless"
+    reward = "reward"  # in the reward model's own scale
+    tokens = "tokens"
+    seconds = "seconds"
+    count = "count"
+    episodes = "episodes"
+    per_second = "per_second"
+    learning_rate = "learning_rate"
+    turns = "turns"
+    distribution = "distribution"  # a histogram, not a scalar
+
+
+class Reduce(str, Enum):
+    """The reduction that turns per-item values into the logged number."""
+
+    mean = "mean"
+    sum = "sum"
+    min = "min"
+    max = "max"
+    std = "std"
+    var = "var"
+    median = "median"
+    count = "count"
+    fraction = "fraction"
+    histogram = "histogram"
+    last = "last"
+    value = "value"  # a single value read off, nothing reduced (e.g. the learning rate)
+
+
+class CrossProcess(str, Enum):
+    """How values from several processes (ranks) are combined."""
+
+    gather = "gather"  # gathered from all ranks, then reduced
+    mean = "mean"  # each rank reduces, then the per-rank results are averaged
+    sum = "sum"
+    main_process = "main_process"  # only the main process computes it
+    none = "none"  # per process, not combined
+
+
+class Goal(str, Enum):
+    """Which way is better, for dashboards (W&B ``define_metric`` objective)."""
+
+    maximize = "maximize"
+    minimize = "minimize"
+    target = "target"  # should stay near a value or in a band
+    none = "none"  # descriptive only
+
+
+class Severity(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+class VersionRange(_Model):
+    """The TRL releases that log a metric: ``introduced <= v < removed``."""
+
+    introduced: Annotated[str, Field(pattern=VERSION_PATTERN)] = Field(
+        description="First release that logs the key, e.g. '0.11.0'."
+    )
+    removed: Annotated[str, Field(pattern=VERSION_PATTERN)] | None = Field(
+        default=None,
+        description="First release that no longer logs it; empty while it is still logged.",
+    )
+
+    @model_validator(mode="after")
+    def _ordered(self) -> VersionRange:
+        from packaging.version import Version
+
+        if self.removed is not None and Version(self.removed) <= Version(self.introduced):
+            raise ValueError(
+                f"'removed' ({self.removed}) must be later than 'introduced' ({self.introduced})"
+            )
+        return self
+
+    def contains(self, version: str) -> bool:
+        """Whether ``version`` (e.g. ``"0.7.10"``) logs the metric."""
+        from packaging.version import Version
+
+        v = Version(version)
+        if v < Version(self.introduced):
+            return False
+        return self.removed is None or v < Version(self.removed)
+
+
+class Change(_Model):
+    """A change of meaning, computation or key between releases."""
+
+    version: Annotated[str, Field(pattern=VERSION_PATTERN)] = Field(
+        description="Release in which the change shipped."
+    )
+    description: str = Field(description="What changed and what it means for old plots (Markdown).")
+
+
+class Gate(_Model):
+    """A configuration option that turns the metric on (or changes it)."""
+
+    option: str = Field(description="Config field, e.g. 'beta' or 'use_vllm'.")
+    condition: str = Field(description="When the metric is logged, e.g. '!= 0.0' or '== True'.")
+    note: str | None = Field(default=None, description="Optional explanation (Markdown).")
+
+
+class Aggregation(_Model):
+    """How per-token or per-sample values become the logged number."""
+
+    reduce: Reduce = Field(description="The final reduction.")
+    over: str = Field(description="What is reduced over, in words (e.g. 'completion tokens, masked').")
+    across_processes: CrossProcess = Field(description="How ranks are combined.")
+
+
+class _RuleBase(_Model):
+    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")] = Field(
+        description="Rule id, unique within the metric (kebab-case)."
+    )
+    severity: Literal["warning", "error"] = "warning"
+    suggests: str = Field(description="What a violation usually means and what to try (Markdown).")
+
+
+class RangeRule(_RuleBase):
+    """The value should stay inside ``[min, max]`` (either bound optional)."""
+
+    kind: Literal["range"]
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _bounds(self) -> RangeRule:
+        if self.min is None and self.max is None:
+            raise ValueError("a range rule needs 'min', 'max' or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"'min' ({self.min}) is larger than 'max' ({self.max})")
+        return self
+
+
+class DirectionRule(_RuleBase):
+    """Over the run the value should go up, go down, or stay level."""
+
+    kind: Literal["direction"]
+    direction: Literal["increase", "decrease", "stable"]
+
+
+class FiniteRule(_RuleBase):
+    """The value must never be NaN or infinite."""
+
+    kind: Literal["finite"]
+
+
+class SpikeRule(_RuleBase):
+    """A value more than ``factor`` times the running median is a spike."""
+
+    kind: Literal["spike"]
+    factor: float = Field(gt=1.0)
+
+
+class ConstantRule(_RuleBase):
+    """The value should not sit at ``value`` for the whole run (e.g. stuck at 0)."""
+
+    kind: Literal["not_constant"]
+    value: float | None = Field(default=None, description="The stuck value; any constant if empty.")
+
+
+HealthyRule = Annotated[
+    RangeRule | DirectionRule | FiniteRule | SpikeRule | ConstantRule,
+    Field(discriminator="kind"),
+]
+
+_TITLE_MAX = 80
+_SUMMARY_MAX = 240
+
+
+class Metric(_Model):
+    """One logged key and everything a reader or a tool needs about it."""
+
+    key: Annotated[str, Field(pattern=KEY_PATTERN)] = Field(
+        description="The key as logged, e.g. 'objective/kl'; '{name}' marks a templated part."
+    )
+    aliases: list[Annotated[str, Field(pattern=KEY_PATTERN)]] = Field(
+        default_factory=list,
+        description="Other keys the same trainer logs with the same value.",
+    )
+    replaces: list[Annotated[str, Field(pattern=REFERENCE_PATTERN)]] = Field(
+        default_factory=list,
+        description="Older metrics this one succeeds ('family:key' or 'key').",
+    )
+    replaced_by: list[Annotated[str, Field(pattern=REFERENCE_PATTERN)]] = Field(
+        default_factory=list,
+        description="Newer metrics that succeed this one ('family:key' or 'key').",
+    )
+    versions: VersionRange | None = Field(
+        default=None, description="Releases that log it; the family's range when empty."
+    )
+    kind: Literal["scalar", "histogram", "table"] = Field(
+        default="scalar",
+        description="A number per step, a distribution (histogram), or a table printed or saved.",
+    )
+    category: Category
+    title: str = Field(max_length=_TITLE_MAX)
+    summary: str = Field(max_length=_SUMMARY_MAX, description="One sentence.")
+    details: str = Field(
+        description="Markdown: meaning; how it is computed (estimator, direction, masking, "
+        "what is averaged over and across processes, sign)."
+    )
+    formula: str | None = Field(default=None, description="LaTeX, without surrounding $ signs.")
+    aggregation: Aggregation
+    unit: Unit
+    goal: Goal = Goal.none
+    crucial: bool = Field(default=False, description="One of the values to watch first.")
+    healthy: list[HealthyRule] = Field(default_factory=list)
+    gated_by: list[Gate] = Field(default_factory=list)
+    modes: list[Literal["train", "eval"]] = Field(
+        default_factory=lambda: ["train"],
+        description="Whether it is logged in training, evaluation (with the family's eval prefix) or both.",
+    )
+    changes: list[Change] = Field(default_factory=list)
+    docs_note: str | None = Field(
+        default=None,
+        description="Where TRL's own documentation says something different from the code (Markdown).",
+    )
+    source: str | None = Field(
+        default=None, description="Where upstream computes it, e.g. 'trl/trainer/grpo_trainer.py'."
+    )
+    reference: Annotated[str, Field(pattern=DOTTED_PATH_PATTERN)] | None = Field(
+        default=None, description="Dotted path of the reference implementation."
+    )
+    see_also: list[Annotated[str, Field(pattern=REFERENCE_PATTERN)]] = Field(default_factory=list)
+
+    @field_validator("summary")
+    @classmethod
+    def _one_sentence(cls, value: str) -> str:
+        text = value.strip()
+        if not text.endswith((".", "?", "!")):
+            raise ValueError("a summary is one sentence ending with a full stop")
+        # A full stop followed by a capital letter starts a second sentence;
+        # 'e.g. ' and 'i.e. ' are not sentence ends.
+        body = re.sub(r"\b(e\.g|i\.e|vs|etc)\.", "", text[:-1])
+        if re.search(r"[.!?]\s+[A-Z]", body):
+            raise ValueError("a summary is one sentence; move the rest into 'details'")
+        return value
+
+    @field_validator("aliases", "replaces", "replaced_by", "see_also")
+    @classmethod
+    def _unique(cls, value: list[str]) -> list[str]:
+        seen: set[str] = set()
+        for item in value:
+            if item in seen:
+                raise ValueError(f"'{item}' is listed twice")
+            seen.add(item)
+        return value
+
+
+class FamilyInfo(_Model):
+    """The header of a registry file: one family of metrics."""
+
+    id: Annotated[str, Field(pattern=FAMILY_ID_PATTERN)] = Field(
+        description="Family id used in references ('grpo:kl') and URLs."
+    )
+    title: str
+    trainer: str = Field(description="Trainer class that logs these metrics, e.g. 'GRPOTrainer'.")
+    summary: str = Field(description="One paragraph introducing the family (Markdown).")
+    source: str | None = Field(default=None, description="Upstream code the entries were checked against.")
+    versions_of: str = Field(
+        default="trl",
+        description="Whose releases the 'versions' fields count (TRL, or the extension's own project).",
+    )
+    eval_prefix: str | None = Field(
+        default=None,
+        description="Prefix added to keys logged during evaluation (transformers adds 'eval_').",
+    )
+    versions: VersionRange
+
+
+class RegistryFile(_Model):
+    """One YAML file: a family header and its metrics."""
+
+    family: FamilyInfo
+    metrics: list[Metric] = Field(min_length=1)

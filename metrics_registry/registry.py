@@ -1,0 +1,241 @@
+"""The loaded registry and lookup of a logged key.
+
+A logged key can reach an entry in several ways: exactly, through an alias,
+as a concrete instance of a templated key (``rewards/accuracy_reward/mean``
+is ``rewards/{reward_func_name}/mean``), or with the evaluation prefix the
+trainer adds (``eval_reward`` is ``reward`` logged during evaluation). One
+key may also exist in several families with different meanings
+(``objective/kl`` in PPO and in legacy PPO): lookup then needs a family or
+a TRL version, and says which families exist when it gets neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from metrics_registry.keys import Reference, compile_template, is_templated, template_problem
+from metrics_registry.models import FamilyInfo, Metric, VersionRange
+
+__all__ = [
+    "AmbiguousMetricError",
+    "Entry",
+    "Match",
+    "Registry",
+    "RegistryError",
+    "UnknownMetricError",
+    "anchor",
+]
+
+
+class RegistryError(Exception):
+    """Base class of the registry's errors; the message says what to do."""
+
+
+class UnknownMetricError(RegistryError, KeyError):
+    """No entry matches the key."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class AmbiguousMetricError(RegistryError, LookupError):
+    """The key exists in several families; a family or a version is needed."""
+
+    def __init__(self, message: str, matches: list[Match]) -> None:
+        super().__init__(message)
+        self.matches = matches
+
+
+def anchor(key: str) -> str:
+    """The page anchor of a metric: stable, the same in every language.
+
+    Lower case; every run of characters other than ``a-z``, ``0-9`` and
+    ``_`` becomes one ``-``.
+
+    >>> anchor("objective/kl")
+    'objective-kl'
+    >>> anchor("rewards/{reward_func_name}/mean")
+    'rewards-reward_func_name-mean'
+    """
+    out: list[str] = []
+    for char in key.lower():
+        if char.isascii() and (char.isalnum() or char == "_"):
+            out.append(char)
+        elif out and out[-1] != "-":
+            out.append("-")
+    return "".join(out).strip("-")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A metric together with its family and where it was defined."""
+
+    metric: Metric
+    family: FamilyInfo
+    path: Path
+    line: int | None = None
+
+    @property
+    def key(self) -> str:
+        return self.metric.key
+
+    @property
+    def id(self) -> str:
+        """Globally unique id, ``family:key``."""
+        return f"{self.family.id}:{self.metric.key}"
+
+    @property
+    def anchor(self) -> str:
+        return anchor(self.metric.key)
+
+    @property
+    def versions(self) -> VersionRange:
+        """The metric's own releases, or its family's."""
+        return self.metric.versions or self.family.versions
+
+    @property
+    def templated(self) -> bool:
+        return is_templated(self.metric.key)
+
+    def logged_in(self, trl_version: str) -> bool:
+        """Whether TRL ``trl_version`` logs it (extensions are not versioned by TRL)."""
+        if self.family.versions_of != "trl":
+            return True
+        return self.versions.contains(trl_version)
+
+
+@dataclass(frozen=True)
+class Match:
+    """How a logged key reached an entry."""
+
+    entry: Entry
+    logged_key: str
+    how: Literal["key", "alias", "template", "alias-template"]
+    mode: Literal["train", "eval"] = "train"
+    bindings: dict[str, str] = field(default_factory=dict)
+
+
+class Registry:
+    """All loaded families and their metrics, with lookup by logged key."""
+
+    def __init__(self, families: dict[str, FamilyInfo], entries: list[Entry]) -> None:
+        self.families = families
+        self.entries = entries
+        self._by_name: dict[str, list[tuple[Entry, str]]] = {}
+        self._templates: list[tuple[Entry, str, str]] = []
+        for entry in entries:
+            names = [(entry.metric.key, "key")] + [(alias, "alias") for alias in entry.metric.aliases]
+            for name, how in names:
+                if is_templated(name):
+                    if template_problem(name) is None:
+                        self._templates.append((entry, name, how))
+                else:
+                    self._by_name.setdefault(name, []).append((entry, how))
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def family(self, family_id: str) -> FamilyInfo:
+        try:
+            return self.families[family_id]
+        except KeyError:
+            known = ", ".join(sorted(self.families))
+            raise UnknownMetricError(f"unknown family '{family_id}' (known: {known})") from None
+
+    def in_family(self, family_id: str) -> list[Entry]:
+        self.family(family_id)
+        return [entry for entry in self.entries if entry.family.id == family_id]
+
+    def resolve(self, reference: str, from_family: str) -> Entry | None:
+        """The entry a ``see_also``/``replaces``/``replaced_by`` reference names."""
+        ref = Reference.parse(reference)
+        family = ref.family or from_family
+        for entry, _how in self._by_name.get(ref.key, []):
+            if entry.family.id == family and entry.metric.key == ref.key:
+                return entry
+        for entry, name, _how in self._templates:
+            if entry.family.id == family and name == ref.key:
+                return entry
+        return None
+
+    def _match_names(self, key: str, mode: Literal["train", "eval"]) -> list[Match]:
+        exact = [
+            Match(entry, key, "key" if how == "key" else "alias", mode)
+            for entry, how in self._by_name.get(key, [])
+        ]
+        if exact:
+            return exact
+        found = []
+        for entry, name, how in self._templates:
+            hit = compile_template(name).match(key)
+            if hit:
+                kind: Literal["template", "alias-template"] = "template" if how == "key" else "alias-template"
+                found.append(Match(entry, key, kind, mode, hit.groupdict()))
+        return found
+
+    def find(self, key: str, *, family: str | None = None, trl_version: str | None = None) -> list[Match]:
+        """Every entry ``key`` can mean, best matches first; empty if none.
+
+        Exact keys and aliases win over templates; a key matches with the
+        evaluation prefix removed only when nothing matches it as written.
+        """
+        if family is not None:
+            self.family(family)
+        matches = self._match_names(key, "train")
+        if not matches:
+            for prefix in sorted({f.eval_prefix for f in self.families.values() if f.eval_prefix}):
+                if key.startswith(prefix):
+                    matches = [
+                        m
+                        for m in self._match_names(key[len(prefix) :], "eval")
+                        if m.entry.family.eval_prefix == prefix and "eval" in m.entry.metric.modes
+                    ]
+                    matches = [Match(m.entry, key, m.how, "eval", m.bindings) for m in matches]
+                    if matches:
+                        break
+        if family is not None:
+            matches = [m for m in matches if m.entry.family.id == family]
+        if trl_version is not None:
+            matches = [m for m in matches if m.entry.logged_in(trl_version)]
+        unique: dict[str, Match] = {}
+        for match in matches:
+            unique.setdefault(match.entry.id, match)
+        return list(unique.values())
+
+    def lookup(self, key: str, *, family: str | None = None, trl_version: str | None = None) -> Match:
+        """The one entry ``key`` means; raises when none or several match.
+
+        >>> from metrics_registry import load
+        >>> load().lookup("rewards/accuracy_reward/mean").entry.key
+        'rewards/{reward_func_name}/mean'
+        """
+        matches = self.find(key, family=family, trl_version=trl_version)
+        if len(matches) == 1:
+            return matches[0]
+        scope = "".join(
+            [f" in family '{family}'" if family else "", f" for TRL {trl_version}" if trl_version else ""]
+        )
+        if not matches:
+            raise UnknownMetricError(
+                f"no metric '{key}'{scope}; run 'metrics-registry export' to list the known keys"
+            )
+        families = ", ".join(f"{m.entry.family.id} ({_describe_versions(m.entry)})" for m in matches)
+        raise AmbiguousMetricError(
+            f"'{key}' is logged by {len(matches)} families with different meanings: {families};"
+            " pass a family or a TRL version to choose",
+            matches,
+        )
+
+
+def _describe_versions(entry: Entry) -> str:
+    versions = entry.versions
+    who = "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
+    if versions.removed:
+        return f"{who} {versions.introduced} to before {versions.removed}"
+    return f"{who} {versions.introduced} and later"

@@ -1,0 +1,1 @@
+"""The documentation site: pages generated from the registry, then MkDocs."""

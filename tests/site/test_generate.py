@@ -1,0 +1,26 @@
+"""Generated Markdown: one section per metric, with its anchor and facts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metrics_registry import Registry
+from metrics_registry.site.generate import generate_pages
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_family_page_sections(registry: Registry, tmp_path: Path) -> None:
+    generate_pages(registry, ROOT / "docs" / "en", tmp_path / "en")
+    page = (tmp_path / "en" / "reference" / "grpo.md").read_text(encoding="utf-8")
+    assert "## `kl` { #kl }" in page
+    assert "`beta != 0.0`" in page or "beta" in page
+    for entry in registry.in_family("grpo"):
+        assert f"{{ #{entry.anchor} }}" in page
+        assert entry.metric.summary in page
+
+
+def test_cross_family_links_point_to_the_other_page(registry: Registry, tmp_path: Path) -> None:
+    generate_pages(registry, ROOT / "docs" / "en", tmp_path / "en")
+    page = (tmp_path / "en" / "reference" / "legacy-ppo.md").read_text(encoding="utf-8")
+    assert "(ppo.md#objective-kl)" in page
