@@ -178,7 +178,7 @@ def check_replacement_symmetry(files: list[LoadedFile], registry: Registry) -> I
                 target = registry.resolve(reference, family)
                 if target is None:
                     continue
-                back = {registry.resolve(ref, target.family.id) for ref in getattr(target.metric, inverse)}
+                back = [registry.resolve(ref, target.family.id) for ref in getattr(target.metric, inverse)]
                 if not any(e is not None and e.family.id == family and e.key == metric.key for e in back):
                     yield Finding(
                         "MR115",

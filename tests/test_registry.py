@@ -49,7 +49,6 @@ def test_real_registry_lookups(registry: Registry) -> None:
     assert registry.lookup("rewards/accuracy_reward/mean").entry.key == "rewards/{reward_func_name}/mean"
     evaluation = registry.lookup("eval_reward")
     assert (evaluation.entry.key, evaluation.entry.family.id, evaluation.mode) == ("reward", "grpo", "eval")
-    assert registry.lookup("ppo/mean_scores").entry.key == "env/reward_mean"  # alias of the legacy key
 
 
 def test_key_in_two_families_needs_a_choice(registry: Registry) -> None:

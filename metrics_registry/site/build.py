@@ -77,7 +77,8 @@ def _nav(registry: Registry, docs: Path) -> list[object]:
 
 def _mkdocs(config: Path) -> tuple[int, str]:
     process = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--config-file", str(config)],
+        # no --quiet: MkDocs only counts the warnings it logs, so quiet would hide them from --strict
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)],
         capture_output=True, text=True, check=False, env={**os.environ, "NO_COLOR": "1"},
     )
     return process.returncode, process.stderr + process.stdout
@@ -101,6 +102,9 @@ def build_site(
     for language in LANGUAGES:
         docs = work / "docs" / language
         pages += len(generate_pages(registry, root / "docs" / language, docs))
+        # the machine-readable registry, next to the pages that link to it
+        (docs / "metrics.json").write_text(export_json(registry), encoding="utf-8")
+        (docs / "schema.json").write_text(schema_text("export"), encoding="utf-8")
         config = {
             "INHERIT": os.path.relpath(root / "mkdocs.yml", work),
             "docs_dir": os.path.relpath(docs, work),
@@ -120,7 +124,8 @@ def build_site(
     for config, (code, log) in zip(configs, results, strict=True):
         if code != 0:
             lines = [line for line in log.splitlines() if line.strip()]
-            raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(lines[-5:]))
+            problems = [line for line in lines if line.startswith(("WARNING", "ERROR"))] or lines[-5:]
+            raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
     output.mkdir(parents=True, exist_ok=True)
     atomic_write_text(output / "index.html", _ROOT_INDEX, backup=False)
     atomic_write_text(output / "metrics.json", export_json(registry), backup=False)
