@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -38,6 +38,7 @@ __all__ = [
     "SpikeRule",
     "Unit",
     "VersionRange",
+    "WorkedExample",
 ]
 
 FAMILY_ID_PATTERN = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
@@ -237,6 +238,26 @@ class ConstantRule(_RuleBase):
     value: float | None = Field(default=None, description="The stuck value; any constant if empty.")
 
 
+JsonValue = Any
+
+
+class WorkedExample(_Model):
+    """Inputs -> expected value for the reference implementation; the tests run it.
+
+    Nested lists become tensors (booleans -> ``torch.bool``, integers only ->
+    ``torch.int64``, otherwise ``torch.float64``); scalars and strings are
+    passed as they are.
+    """
+
+    description: str = Field(description="What the example shows, in one sentence.")
+    inputs: dict[str, JsonValue] = Field(description="Keyword arguments of the reference function.")
+    expected: JsonValue = Field(description="The value the reference returns (a number, list or mapping).")
+    output: str | None = Field(
+        default=None, description="Field of the returned object or mapping to compare, if not the whole value."
+    )
+    tolerance: float = Field(default=1e-6, ge=0, description="Absolute tolerance of the comparison.")
+
+
 HealthyRule = Annotated[
     RangeRule | DirectionRule | FiniteRule | SpikeRule | ConstantRule,
     Field(discriminator="kind"),
@@ -299,6 +320,9 @@ class Metric(_Model):
     )
     reference: Annotated[str, Field(pattern=DOTTED_PATH_PATTERN)] | None = Field(
         default=None, description="Dotted path of the reference implementation."
+    )
+    examples: list[WorkedExample] = Field(
+        default_factory=list, description="Worked examples of the reference implementation."
     )
     see_also: list[Annotated[str, Field(pattern=REFERENCE_PATTERN)]] = Field(default_factory=list)
 
