@@ -253,7 +253,8 @@ class WorkedExample(_Model):
     inputs: dict[str, JsonValue] = Field(description="Keyword arguments of the reference function.")
     expected: JsonValue = Field(description="The value the reference returns (a number, list or mapping).")
     output: str | None = Field(
-        default=None, description="Field of the returned object or mapping to compare, if not the whole value."
+        default=None,
+        description="Field of the returned object or mapping to compare, if not the whole value.",
     )
     tolerance: float = Field(default=1e-6, ge=0, description="Absolute tolerance of the comparison.")
 

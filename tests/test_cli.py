@@ -17,7 +17,7 @@ BROKEN = Path(__file__).parent / "fixtures" / "broken"
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1"}
+    env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1"}
     env.pop("METRICS_REGISTRY_PATH", None)
     return subprocess.run(
         [sys.executable, "-m", "metrics_registry.cli", *args],
@@ -63,8 +63,8 @@ def test_explain(key: str, expected: list[str]) -> None:
 def test_explain_with_family_shows_one() -> None:
     result = run("explain", "objective/kl", "--family", "ppo")
     assert result.returncode == 0
-    assert "ppo:objective/kl" in result.stdout
-    assert "legacy-ppo:objective/kl" not in result.stdout
+    assert result.stdout.count("╭─") == 1  # one panel
+    assert "ppo:objective/kl ─╯" in result.stdout
 
 
 def test_unknown_key_is_one_line_and_exit_1() -> None:

@@ -142,7 +142,10 @@ def test_legacy_metrics_point_to_their_successors(registry: Registry) -> None:
 
 
 def test_crucial_values_have_health_rules(registry: Registry) -> None:
-    lacking = [e.id for e in registry if e.metric.crucial and not e.metric.healthy]
+    # histograms and tables are read by eye; every crucial number has rules
+    lacking = [
+        e.id for e in registry if e.metric.crucial and e.metric.kind == "scalar" and not e.metric.healthy
+    ]
     assert not lacking, f"crucial metrics without healthy rules: {lacking}"
 
 
