@@ -79,7 +79,10 @@ def _mkdocs(config: Path) -> tuple[int, str]:
     process = subprocess.run(
         # no --quiet: MkDocs only counts the warnings it logs, so quiet would hide them from --strict
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)],
-        capture_output=True, text=True, check=False, env={**os.environ, "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "NO_COLOR": "1"},
     )
     return process.returncode, process.stderr + process.stdout
 

@@ -30,8 +30,11 @@ def _rule_text(rule: object) -> str:
             return f"between {rule.min:g} and {rule.max:g}"
         return f"at least {rule.min:g}" if rule.min is not None else f"at most {rule.max:g}"
     if isinstance(rule, DirectionRule):
-        return {"increase": "goes up over the run", "decrease": "goes down over the run",
-                "stable": "stays level over the run"}[rule.direction]
+        return {
+            "increase": "goes up over the run",
+            "decrease": "goes down over the run",
+            "stable": "stays level over the run",
+        }[rule.direction]
     if isinstance(rule, SpikeRule):
         return f"no jump above {rule.factor:g}× the running median"
     if isinstance(rule, ConstantRule):
@@ -70,6 +73,29 @@ def _environment(registry: Registry) -> Environment:
     return env
 
 
+def _tidy(markdown: str) -> str:
+    """Collapse the blank lines the template leaves between blocks.
+
+    The template errs on the side of blank lines (a missing one glues a
+    heading onto a table); this keeps exactly one between blocks, outside
+    fenced code.
+    """
+    out: list[str] = []
+    fenced = False
+    blank = 0
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced and not line.strip():
+            blank += 1
+            if blank > 1:
+                continue
+        else:
+            blank = 0
+        out.append(line)
+    return "\n".join(out).strip("\n") + "\n"
+
+
 def generate_pages(registry: Registry, docs_source: Path, out: Path) -> list[Path]:
     """Copy the hand-written pages of ``docs_source`` to ``out`` and add the generated ones."""
     if out.exists():
@@ -83,10 +109,8 @@ def generate_pages(registry: Registry, docs_source: Path, out: Path) -> list[Pat
     for family_id, family in registry.families.items():
         entries = sorted(registry.in_family(family_id), key=lambda e: e.key)
         path = reference / f"{family_id}.md"
-        path.write_text(
-            family_template.render(family=family, entries=entries, source_name=entries[0].path.name),
-            encoding="utf-8",
-        )
+        page = family_template.render(family=family, entries=entries, source_name=entries[0].path.name)
+        path.write_text(_tidy(page), encoding="utf-8")
         written.append(path)
     index = out / "metrics.md"
     index.write_text(

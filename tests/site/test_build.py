@@ -24,9 +24,15 @@ def site(registry: Registry, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_metric_has_its_anchor_on_its_family_page(site: Path, registry: Registry) -> None:
     for family in registry.families:
         html = (site / "en" / "reference" / family / "index.html").read_text(encoding="utf-8")
-        ids = set(re.findall(r'id="([^"]+)"', html))
+        ids = set(re.findall(r'<h2 id="([^"]+)"', html))
         missing = [e.anchor for e in registry.in_family(family) if e.anchor not in ids]
         assert not missing, f"{family}: no anchor for {missing}"
+
+
+def test_family_page_has_its_summary_table(site: Path) -> None:
+    html = (site / "en" / "reference" / "ppo" / "index.html").read_text(encoding="utf-8")
+    assert "<table>" in html
+    assert "| Key |" not in html  # a table that failed to render shows its pipes
 
 
 def test_index_lists_every_metric(site: Path, registry: Registry) -> None:
