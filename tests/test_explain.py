@@ -1,0 +1,35 @@
+"""Terminal rendering of one metric."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from metrics_registry import Registry
+from metrics_registry.explain import render_matches
+
+
+def _render(registry: Registry, key: str, **kwargs: str) -> str:
+    console = Console(width=200, record=True, color_system=None)
+    render_matches(registry.find(key, **kwargs), registry, console)
+    return console.export_text()
+
+
+def test_eval_key_says_how_it_matched(registry: Registry) -> None:
+    text = _render(registry, "eval_reward")
+    assert "'eval_reward' matched exactly, logged during evaluation with the prefix 'eval_'" in text
+    assert "grpo:reward" in text
+
+
+def test_all_sections(registry: Registry) -> None:
+    text = _render(registry, "kl", family="grpo")
+    entry = registry.lookup("kl", family="grpo").entry
+    for expected in (entry.metric.title, entry.metric.summary, "Healthy values", "logged when", "beta"):
+        assert expected in text
+    if entry.metric.docs_note:
+        assert "What TRL's documentation says" in text
+
+
+def test_several_families_are_all_shown(registry: Registry) -> None:
+    text = _render(registry, "objective/kl")
+    assert "is logged by 2 families" in text
+    assert "ppo:objective/kl" in text and "legacy-ppo:objective/kl" in text
