@@ -85,11 +85,17 @@ def cli(ctx: click.Context, extra: tuple[Path, ...], no_config: bool) -> None:
 @cli.command(name="validate")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
+@click.option(
+    "--stats", is_flag=True, help="Also print how many computable metrics have a reference and an example."
+)
 @click.pass_obj
 @_user_errors
-def validate_command(obj: _Context, fmt: str, strict: bool) -> None:
+def validate_command(obj: _Context, fmt: str, strict: bool, stats: bool) -> None:
     """Check every registry file; exit 1 when there are errors."""
+    from metrics_registry.checks import reference_coverage
+
     registry, findings = obj.validate()
+    coverage = reference_coverage(registry) if stats else None
     errors = [f for f in findings if f.is_error]
     warnings = [f for f in findings if not f.is_error]
     if fmt == "json":
@@ -101,6 +107,7 @@ def validate_command(obj: _Context, fmt: str, strict: bool) -> None:
                     "errors": len(errors),
                     "warnings": len(warnings),
                     "findings": [f.to_dict() for f in findings],
+                    **({"coverage": coverage} if coverage is not None else {}),
                 },
                 indent=2,
                 ensure_ascii=False,
@@ -111,8 +118,34 @@ def validate_command(obj: _Context, fmt: str, strict: bool) -> None:
             click.echo(finding.format(), err=False)
         counts = ", ".join(f"{fid} {len(registry.in_family(fid))}" for fid in registry.families)
         click.echo(f"{len(registry)} metrics ({counts}); {len(errors)} errors, {len(warnings)} warnings")
+        if coverage is not None:
+            _echo_coverage(coverage)
     if errors or (strict and warnings):
         sys.exit(1)
+
+
+def _echo_coverage(coverage: dict[str, dict[str, int]]) -> None:
+    """The ``--stats`` table: computable metrics with a reference and a worked example, per family."""
+
+    def percent(part: int, whole: int) -> str:
+        return f"{100 * part / whole:.1f}%" if whole else "n/a"
+
+    click.echo("reference coverage (computable metrics with a reference and a worked example):")
+    rows = [
+        *coverage.items(),
+        ("total", {k: sum(c[k] for c in coverage.values()) for k in next(iter(coverage.values()), {})}),
+    ]
+    width = max(len(name) for name, _counts in rows)
+    for name, c in rows:
+        line = (
+            f"  {name:<{width}}  {c['covered']}/{c['computable']} computable covered"
+            f" ({percent(c['covered'], c['computable'])});"
+            f" reference {c['with_reference']}, example {c['with_example']};"
+            f" {c['not_computable']} not computable"
+        )
+        if c["undeclared"]:
+            line += f", {c['undeclared']} not classified"
+        click.echo(line)
 
 
 @cli.command()
@@ -234,6 +267,13 @@ def serve(obj: _Context, port: int) -> None:
     from metrics_registry.site.serve import serve_site
 
     serve_site(obj.load, port=port)
+
+
+from metrics_registry.encoding.cli import fix_encoding  # noqa: E402
+from metrics_registry.i18n.cli import i18n_group  # noqa: E402
+
+cli.add_command(i18n_group, name="i18n")
+cli.add_command(fix_encoding, name="fix-encoding")
 
 
 def main() -> None:

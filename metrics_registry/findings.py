@@ -78,6 +78,77 @@ RULES: dict[str, Rule] = _rules(
     Rule("MR118", "anchor-collision", Severity.error, "Two keys of one family give the same page anchor."),
     Rule("MR119", "placeholder-left", Severity.error, "A scaffolded entry still holds TODO text."),
     Rule("MR120", "self-reference", Severity.warning, "A metric lists itself in see_also."),
+    # Reference implementations (metrics_registry/reference/); see checks.check_references_implemented.
+    Rule(
+        "MR130",
+        "missing-reference",
+        Severity.error,
+        "A metric marked computable has no reference implementation.",
+    ),
+    Rule(
+        "MR131",
+        "missing-example",
+        Severity.error,
+        "A computable metric (or one with a reference) has no worked example.",
+    ),
+    Rule(
+        "MR132",
+        "reference-does-not-import",
+        Severity.error,
+        "The reference names a module that cannot be found or a function the module does not define.",
+    ),
+    Rule(
+        "MR133",
+        "example-does-not-fit-reference",
+        Severity.error,
+        "A worked example passes an argument the reference does not take, or leaves out a required one.",
+    ),
+    Rule(
+        "MR134",
+        "computable-undeclared",
+        Severity.error,
+        "A family classifies its metrics with 'computable' but this entry does not say.",
+    ),
+    Rule(
+        "MR135",
+        "reference-on-non-computable",
+        Severity.warning,
+        "A metric marked computable: false has a reference or worked examples.",
+    ),
+    # Translations (metrics_registry/i18n/qa.py); checked on translated, non-fuzzy entries.
+    Rule(
+        "I18N200",
+        "catalog-invalid",
+        Severity.error,
+        "A catalog cannot be parsed, or its header lacks Language or Plural-Forms.",
+    ),
+    Rule("I18N201", "code-span-mismatch", Severity.error, "Inline code spans differ from the English."),
+    Rule(
+        "I18N202", "metric-key-mismatch", Severity.error, "A metric key of the English is missing or changed."
+    ),
+    Rule(
+        "I18N203",
+        "placeholder-mismatch",
+        Severity.error,
+        "{placeholders} or %(names)s differ from the English.",
+    ),
+    Rule("I18N204", "latex-mismatch", Severity.error, "$...$ formulas differ from the English."),
+    Rule("I18N205", "url-mismatch", Severity.error, "URLs differ from the English."),
+    Rule("I18N206", "link-mismatch", Severity.error, "Markdown link targets differ from the English."),
+    Rule("I18N207", "unbalanced-backticks", Severity.error, "A code span is opened and never closed."),
+    Rule(
+        "I18N208",
+        "mojibake",
+        Severity.error,
+        "The translation holds UTF-8 text decoded with a Windows code page.",
+    ),
+    Rule("I18N209", "glossary-term", Severity.warning, "The translation does not use the glossary's term."),
+    Rule(
+        "I18N210",
+        "catalog-check",
+        Severity.error,
+        "Babel's catalog checks failed (python-format placeholders, number of plural forms).",
+    ),
 )
 
 

@@ -319,6 +319,13 @@ class Metric(_Model):
     source: str | None = Field(
         default=None, description="Where upstream computes it, e.g. 'trl/trainer/grpo_trainer.py'."
     )
+    computable: bool | None = Field(
+        default=None,
+        description="Whether the value is computed from tensors (log-probabilities, logits, rewards, "
+        "masks, lengths), so that a reference implementation can reproduce it: true entries need "
+        "'reference' and 'examples'. False for counters, timers, tables, configuration values and "
+        "counts read from files. Unset means not classified yet.",
+    )
     reference: Annotated[str, Field(pattern=DOTTED_PATH_PATTERN)] | None = Field(
         default=None, description="Dotted path of the reference implementation."
     )

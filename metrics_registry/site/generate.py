@@ -8,15 +8,23 @@ later (see docs/en/contributing/site.md).
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from metrics_registry.keys import Reference
-from metrics_registry.models import ConstantRule, DirectionRule, RangeRule, SpikeRule
+from metrics_registry.models import ConstantRule, DirectionRule, FamilyInfo, RangeRule, SpikeRule
 from metrics_registry.registry import Entry, Registry
 
+if TYPE_CHECKING:
+    from metrics_registry.i18n.translate import Translator, UiTranslations
+
 __all__ = ["generate_pages"]
+
+#: Where a reader learns how to help translate, relative to a language's docs folder.
+HELP_PAGE = "contributing/translating.md"
 
 
 def _cell(text: str) -> str:
@@ -24,22 +32,30 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _rule_text(rule: object) -> str:
+def _identity(message: str) -> str:
+    return message
+
+
+def _rule_text(rule: object, _: Callable[[str], str] = _identity) -> str:
     if isinstance(rule, RangeRule):
         if rule.min is not None and rule.max is not None:
-            return f"between {rule.min:g} and {rule.max:g}"
-        return f"at least {rule.min:g}" if rule.min is not None else f"at most {rule.max:g}"
+            return _("between %(min)s and %(max)s") % {"min": f"{rule.min:g}", "max": f"{rule.max:g}"}
+        if rule.min is not None:
+            return _("at least %(min)s") % {"min": f"{rule.min:g}"}
+        return _("at most %(max)s") % {"max": f"{rule.max:g}"}
     if isinstance(rule, DirectionRule):
         return {
-            "increase": "goes up over the run",
-            "decrease": "goes down over the run",
-            "stable": "stays level over the run",
+            "increase": _("goes up over the run"),
+            "decrease": _("goes down over the run"),
+            "stable": _("stays level over the run"),
         }[rule.direction]
     if isinstance(rule, SpikeRule):
-        return f"no jump above {rule.factor:g}× the running median"
+        return _("no jump above %(factor)s× the running median") % {"factor": f"{rule.factor:g}"}
     if isinstance(rule, ConstantRule):
-        return "not stuck" + ("" if rule.value is None else f" at {rule.value:g}")
-    return "never NaN or infinite"
+        if rule.value is None:
+            return _("not stuck")
+        return _("not stuck at %(value)s") % {"value": f"{rule.value:g}"}
+    return _("never NaN or infinite")
 
 
 def _version_label(entry: Entry) -> str:
@@ -50,8 +66,11 @@ def _version_label(entry: Entry) -> str:
     return f"{who} ≥ {versions.introduced}"
 
 
-def _environment(registry: Registry) -> Environment:
+def _environment(
+    registry: Registry, translator: Translator | None = None, ui: UiTranslations | None = None
+) -> Environment:
     env = Environment(
+        extensions=["jinja2.ext.i18n"],
         loader=PackageLoader("metrics_registry", "templates"),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -68,8 +87,51 @@ def _environment(registry: Registry) -> Environment:
         page = "" if target.family.id == entry.family.id else f"{target.family.id}.md"
         return f"[`{label}`]({page}#{target.anchor})"
 
+    gettext: Callable[[str], str] = ui.gettext if ui is not None else _identity
+
+    def ngettext(singular: str, plural: str, n: int) -> str:
+        return ui.ngettext(singular, plural, n) if ui is not None else (singular if n == 1 else plural)
+
+    env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
+
+    def tx(owner: Entry | FamilyInfo, *loc: str | int) -> str:
+        """A translatable field, in the page's language or (with a notice) in English."""
+        if translator is not None:
+            return translator.text(owner, *loc)
+        value: object = owner.metric if isinstance(owner, Entry) else owner
+        for part in loc:
+            value = value[part] if isinstance(part, int) else getattr(value, part)  # type: ignore[index]
+        return str(value)
+
+    def notice(owner: Entry | FamilyInfo) -> str:
+        """A visible admonition when part of ``owner`` falls back to English."""
+        if translator is None or translator.lang is None:
+            return ""
+        statuses = translator.statuses(owner)
+        link = f"../{HELP_PAGE}"
+        help_text = gettext("Help translate")
+        blocks = []
+        if "missing" in statuses:
+            title = gettext("Not translated yet")
+            text = gettext("Parts of this section are shown in English because they are not translated yet.")
+            blocks.append(f'!!! warning "{title}"\n\n    {text} [{help_text}]({link})\n')
+        if "fuzzy" in statuses:
+            title = gettext("Translation outdated")
+            text = gettext(
+                "The English of parts of this section changed since they were translated; "
+                "they are shown in English until the translation is updated."
+            )
+            blocks.append(f'!!! warning "{title}"\n\n    {text} [{help_text}]({link})\n')
+        return "\n".join(blocks)
+
     env.filters["cell"] = _cell
-    env.globals.update(link=link, rule_text=_rule_text, version_label=_version_label)
+    env.globals.update(
+        link=link,
+        rule_text=lambda rule: _rule_text(rule, gettext),
+        version_label=_version_label,
+        tx=tx,
+        notice=notice,
+    )
     return env
 
 
@@ -96,12 +158,47 @@ def _tidy(markdown: str) -> str:
     return "\n".join(out).strip("\n") + "\n"
 
 
-def generate_pages(registry: Registry, docs_source: Path, out: Path) -> list[Path]:
-    """Copy the hand-written pages of ``docs_source`` to ``out`` and add the generated ones."""
+def _ui_notice(markdown: str, ui: UiTranslations | None) -> str:
+    """Add a notice under the first heading when UI strings of the page fell back to English."""
+    if ui is None or not ui.fallbacks:
+        return markdown
+    text = ui.gettext("Some labels on this page are not translated yet and are shown in English.")
+    link = ui.gettext("Help translate")
+    ui.fallbacks.clear()
+    lines = markdown.split("\n")
+    for index, line in enumerate(lines):
+        if line.startswith("# "):
+            lines[index + 1 : index + 1] = ["", f'!!! info "{text}"', "", f"    [{link}](../{HELP_PAGE})"]
+            break
+    return "\n".join(lines)
+
+
+def generate_pages(
+    registry: Registry,
+    docs_source: Path,
+    out: Path,
+    *,
+    lang: str | None = None,
+    i18n_root: Path | None = None,
+) -> list[Path]:
+    """Copy the hand-written pages of ``docs_source`` to ``out`` and add the generated ones.
+
+    With ``lang`` (and the project folder holding ``i18n/`` as ``i18n_root``)
+    the registry texts and UI strings come from that language's catalogs;
+    whatever is missing or outdated is written in English under a visible
+    notice linking to the contributor guide.
+    """
+    translator = ui = None
+    if lang is not None and lang != "en":
+        from metrics_registry.i18n.translate import Translator, UiTranslations, load_catalog
+
+        root = Path(i18n_root) if i18n_root is not None else Path.cwd()
+        translator = Translator(lang, load_catalog(root, lang, "registry"))
+        ui = UiTranslations(lang, load_catalog(root, lang, "ui"))
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(docs_source, out)
-    env = _environment(registry)
+    env = _environment(registry, translator, ui)
     written = []
     reference = out / "reference"
     reference.mkdir(exist_ok=True)
@@ -110,14 +207,12 @@ def generate_pages(registry: Registry, docs_source: Path, out: Path) -> list[Pat
         entries = sorted(registry.in_family(family_id), key=lambda e: e.key)
         path = reference / f"{family_id}.md"
         page = family_template.render(family=family, entries=entries, source_name=entries[0].path.name)
-        path.write_text(_tidy(page), encoding="utf-8")
+        path.write_text(_tidy(_ui_notice(page, ui)), encoding="utf-8")
         written.append(path)
     index = out / "metrics.md"
-    index.write_text(
-        env.get_template("index-of-metrics.md.j2").render(
-            entries=sorted(registry, key=lambda e: (e.key, e.family.id))
-        ),
-        encoding="utf-8",
+    page = env.get_template("index-of-metrics.md.j2").render(
+        entries=sorted(registry, key=lambda e: (e.key, e.family.id))
     )
+    index.write_text(_ui_notice(page, ui), encoding="utf-8")
     written.append(index)
     return written

@@ -1,0 +1,92 @@
+"""``metrics-registry fix-encoding``: repair mojibake in files, or check that there is none.
+
+Exit codes: 0 done (or, with ``--check``, nothing found), 1 damage found by
+``--check`` or a file could not be read or written, 2 the command was used
+wrongly. Errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from pathlib import Path
+
+import click
+
+from metrics_registry.encoding.atomic import replace_file
+from metrics_registry.encoding.repair import repair_with_findings
+
+__all__ = ["fix_encoding"]
+
+_PROG = "metrics-registry fix-encoding"
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"{_PROG}: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _read(path: str) -> str:
+    try:
+        data = click.get_binary_stream("stdin").read() if path == "-" else Path(path).read_bytes()
+    except OSError as error:
+        _fail(f"{path}: {error.strerror or error}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        _fail(f"{path}: not UTF-8 text (byte {error.start}); decode it as UTF-8 first, then repair")
+    raise AssertionError  # unreachable: _fail exits
+
+
+@click.command(name="fix-encoding", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--check", is_flag=True, help="Only report damage; exit 1 when there is some.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the repairs.")
+@click.option("--in-place", "-i", "in_place", is_flag=True, help="Rewrite the files (atomically).")
+@click.option("--no-backup", is_flag=True, help="With --in-place, keep no <file>.bak copy of the original.")
+def fix_encoding(
+    paths: tuple[str, ...], check: bool, show_diff: bool, in_place: bool, no_backup: bool
+) -> None:
+    """Repair mojibake in PATH... ('-' reads stdin), including bytes lost on the way.
+
+    Without options the repaired text goes to stdout (one PATH only).
+    """
+    if check and in_place:
+        _fail("--check only reports; it cannot be combined with --in-place", 2)
+    if no_backup and not in_place:
+        _fail("--no-backup only makes sense with --in-place", 2)
+    if in_place and "-" in paths:
+        _fail("cannot rewrite stdin in place; drop --in-place to write the repair to stdout", 2)
+    to_stdout = not (check or show_diff or in_place)
+    if to_stdout and len(paths) > 1:
+        _fail("several files: give --in-place, --check or --diff (stdout takes one file)", 2)
+    damaged = False
+    for path in paths:
+        text = _read(path)
+        result = repair_with_findings(text)
+        if check:
+            for finding in result.findings:
+                click.echo(f"{path}:{finding.describe()}")
+            damaged = damaged or bool(result.findings)
+        if show_diff and result.text != text:
+            name = "stdin" if path == "-" else path
+            lines = difflib.unified_diff(
+                text.splitlines(keepends=True),
+                result.text.splitlines(keepends=True),
+                f"a/{name}",
+                f"b/{name}",
+            )
+            click.echo("".join(lines), nl=False)
+        if in_place and result.text != text:
+            try:
+                backup = replace_file(Path(path), result.text.encode("utf-8"), backup=not no_backup)
+            except OSError as error:
+                _fail(f"{path}: {error.strerror or error}")
+            kept = f" (original kept as {backup})" if backup else ""
+            click.echo(f"{path}: repaired {len(result.findings)} spot(s){kept}", err=True)
+        if to_stdout:
+            stream = click.get_binary_stream("stdout")
+            stream.write(result.text.encode("utf-8"))
+            stream.flush()
+    if check and damaged:
+        sys.exit(1)

@@ -1,0 +1,133 @@
+"""The single-byte code pages that turn UTF-8 into mojibake, and which one did it.
+
+Mojibake is UTF-8 read with a one-byte code page: every byte became one
+character. To undo it we map the characters back to bytes through the same
+code page, so we must know it. The bytes a code page leaves undefined
+(Windows-1254 has no 0x81, 0x8D, 0x8E, 0x8F, 0x90, 0x9D, 0x9E) cannot survive
+the trip and are usually dropped, as is the invisible soft hyphen 0xAD and,
+for Latin-1, the C1 controls; those are the bytes :mod:`.lossy` puts back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+__all__ = ["CODEPAGES", "SUSPECT_RE", "Codepage", "codepage"]
+
+_SOFT_HYPHEN = "\u00ad"
+
+
+@dataclass(frozen=True)
+class Codepage:
+    """One code page, as the two tables a repair needs.
+
+    ``to_byte`` maps each character of the upper half (0x80-0xFF) to its
+    byte; ASCII maps to itself in every code page here. ``droppable`` holds
+    the bytes that a round trip through this code page tends to lose.
+    """
+
+    name: str
+    label: str
+    to_byte: dict[str, int]
+    droppable: frozenset[int]
+
+    @property
+    def high_chars(self) -> str:
+        return "".join(self.to_byte)
+
+    def encode(self, text: str) -> bytes:
+        """Bytes of ``text`` (ASCII or upper-half characters of this code page)."""
+        return bytes(ord(ch) if ch < "\x80" else self.to_byte[ch] for ch in text)
+
+    def sloppy_encode(self, text: str) -> bytes | None:
+        """Like :meth:`encode`, also taking C1 controls for the bytes the code page leaves undefined
+        (what lenient decoders, ftfy's "sloppy" codecs among them, produce); ``None`` if impossible."""
+        out = bytearray()
+        for ch in text:
+            if ch < "\x80":
+                out.append(ord(ch))
+            elif ch in self.to_byte:
+                out.append(self.to_byte[ch])
+            elif ch <= "\x9f" and ord(ch) in self.droppable:
+                out.append(ord(ch))
+            else:
+                return None
+        return bytes(out)
+
+    @property
+    def cluster_re(self) -> re.Pattern[str]:
+        """Runs of upper-half characters, with single spaces inside (a space may be a lost NBSP)."""
+        return _cluster_re(self.name)
+
+
+def _build(name: str, label: str) -> Codepage:
+    to_byte: dict[str, int] = {}
+    droppable: set[int] = set()
+    for byte in range(0x80, 0x100):
+        try:
+            char = bytes([byte]).decode(name)
+        except UnicodeDecodeError:
+            droppable.add(byte)
+            continue
+        if char == _SOFT_HYPHEN or "\x80" <= char <= "\x9f":
+            droppable.add(byte)
+        to_byte[char] = byte
+    return Codepage(name, label, to_byte, frozenset(droppable))
+
+
+#: The code pages tried, most common first (the order breaks ties).
+CODEPAGES: tuple[Codepage, ...] = tuple(
+    _build(name, label)
+    for name, label in (
+        ("cp1252", "Windows-1252"),
+        ("cp1254", "Windows-1254"),
+        ("latin-1", "Latin-1"),
+        ("cp1250", "Windows-1250"),
+        ("cp1251", "Windows-1251"),
+        ("cp1253", "Windows-1253"),
+        ("cp1257", "Windows-1257"),
+        ("iso8859-2", "ISO-8859-2"),
+    )
+)
+
+
+def codepage(name: str) -> Codepage:
+    """The code page called ``name`` (a Python codec name such as ``cp1254``)."""
+    for page in CODEPAGES:
+        if page.name == name:
+            return page
+    raise KeyError(name)
+
+
+@cache
+def _cluster_re(name: str) -> re.Pattern[str]:
+    chars = re.escape(codepage(name).high_chars)
+    return re.compile(f"(?:[{chars}]|(?<=[{chars}]) (?=[{chars}]))+")
+
+
+def _class(chars: set[str]) -> str:
+    return "".join(re.escape(ch) for ch in sorted(chars))
+
+
+def _suspect_re() -> re.Pattern[str]:
+    """Two characters that read as a UTF-8 lead byte and a continuation byte in some code page.
+
+    Any UTF-8 character of two bytes or more that went through a code page
+    leaves such a pair behind, even when a byte was lost, so text without one
+    (and without C1 controls) has no repairable mojibake and skips all work.
+    """
+    leads: set[str] = set()
+    conts: set[str] = set()
+    for page in CODEPAGES:
+        for char, byte in page.to_byte.items():
+            if 0xC2 <= byte <= 0xF4:
+                leads.add(char)
+            elif 0x80 <= byte <= 0xBF:
+                conts.add(char)
+    return re.compile(f"[{_class(leads)}] ?[{_class(conts)}]|[\x80-\x9f]")
+
+
+#: Finds the first sign of mojibake; ``None`` means the text is certainly clean.
+SUSPECT_RE: re.Pattern[str] = _suspect_re()

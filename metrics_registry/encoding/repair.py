@@ -1,0 +1,236 @@
+"""The repair: ftfy for what it fixes, then lost bytes, until nothing changes.
+
+Each round first gives the lines that show mojibake to ftfy's
+``fix_encoding`` (not ``fix_text``: its other fixes would "improve" clean
+Chinese, quotes and full-width punctuation, which a documentation tool must
+never do), with ``replace_lossy_sequences`` off so that it never writes
+U+FFFD where we can do better. What ftfy leaves, mojibake that lost bytes,
+goes to :mod:`.lossy`. Rounds repeat until the text stops changing, which
+also undoes double encoding and makes ``repair(repair(x)) == repair(x)``.
+
+Text with no pair of characters that reads as the start of a UTF-8
+character (see :data:`.codepages.SUSPECT_RE`) returns at once: clean text
+costs one regular-expression scan.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import NamedTuple
+
+from metrics_registry.encoding.codepages import CODEPAGES, SUSPECT_RE, Codepage, codepage
+from metrics_registry.encoding.findings import Edit, Finding, Kind
+from metrics_registry.encoding.lossy import detect, repair_lost_bytes
+
+__all__ = ["Repaired", "diagnose", "repair", "repair_with_findings"]
+
+_MAX_ROUNDS = 6
+_LATIN1 = codepage("latin-1")  # C1 controls in place of Windows-1252 punctuation: always exact
+_LINES = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+class Repaired(NamedTuple):
+    """The repaired text and the findings, with spans in the input."""
+
+    text: str
+    findings: list[Finding]
+
+
+def repair(text: str) -> str:
+    """Undo mojibake in ``text``, putting back bytes lost on the way; clean text comes back unchanged.
+
+    >>> repair("Ti\u00e1\u00ba\u00bfng Vi\u00e1\u00bb\u2021t")
+    'Tiếng Việt'
+    >>> repair("Clean text, 中文 and tiếng Việt, stays as it is.")
+    'Clean text, 中文 and tiếng Việt, stays as it is.'
+    """
+    if not SUSPECT_RE.search(text):
+        return text
+    return repair_with_findings(text).text
+
+
+def diagnose(text: str) -> list[Finding]:
+    """The damage in ``text``: where, which kind, how sure the fix is, what else a lost byte could be."""
+    if not SUSPECT_RE.search(text):
+        return []
+    return repair_with_findings(text).findings
+
+
+def repair_with_findings(text: str) -> Repaired:
+    """:func:`repair` and :func:`diagnose` in one pass."""
+    if isinstance(text, bytes):
+        raise TypeError("repair() takes text (str), not bytes: decode the file as UTF-8 first")
+    passes: list[list[Edit]] = []  # the changes of each pass, offsets in that pass's input
+    current = text
+    remaining: list[Edit] = []
+    first = detect(text)
+    survived = first is not None and first.nbsp_survived
+    for _ in range(_MAX_ROUNDS):
+        fixed, edits = _ftfy_pass(current, nbsp=first is None)
+        if edits:
+            passes.append(edits)
+        after, lossy = repair_lost_bytes(fixed, nbsp_survived=survived)
+        changes = [e for e in lossy if e.replacement != fixed[e.start : e.end]]
+        remaining = [e for e in lossy if e.replacement == fixed[e.start : e.end]]
+        if changes:
+            passes.append(changes)
+        if after == current:
+            break
+        current = after
+    findings = [_finding(text, passes[:i], e) for i, edits in enumerate(passes) for e in edits]
+    findings += [_finding(text, passes, e) for e in remaining]
+    findings.sort(key=lambda f: (f.start, f.end))
+    return Repaired(current, findings)
+
+
+def _ftfy_pass(text: str, *, nbsp: bool) -> tuple[str, list[Edit]]:
+    """ftfy's ``fix_encoding`` on each line that shows mojibake, keeping only its exact re-decodings.
+
+    "This space was a no-break space" is a guess among others where bytes may
+    have been lost (a lost byte can explain the same text), so ftfy's
+    ``restore_byte_a0`` stands only when ``nbsp`` (no mojibake that
+    :mod:`.lossy` would judge); otherwise :mod:`.lossy` weighs it.
+    """
+    if not SUSPECT_RE.search(text):
+        return text, []
+    import ftfy
+
+    detection = detect(text)
+    pages = CODEPAGES if detection is None else (detection.page, _LATIN1)
+
+    config = ftfy.TextFixerConfig(replace_lossy_sequences=False)
+    out: list[str] = []
+    edits: list[Edit] = []
+    offset = 0
+    for match in _LINES.finditer(text):
+        line = match.group()
+        if SUSPECT_RE.search(line):
+            fixed, plan = ftfy.fix_encoding_and_explain(line, config)
+            if fixed != line and fixed.count("\ufffd") <= line.count("\ufffd"):
+                kind, codepage = _describe(plan or [])
+                line_edits = _verified(line, fixed, kind, codepage, pages, nbsp=nbsp)
+                out.append(_apply(line, line_edits))
+                edits.extend(e._replace(start=e.start + offset, end=e.end + offset) for e in line_edits)
+                offset += len(line)
+                continue
+        out.append(line)
+        offset += len(line)
+    return "".join(out), _merge(edits)
+
+
+def _verified(
+    line: str, fixed: str, kind: Kind, codepage: str | None, pages: tuple[Codepage, ...], *, nbsp: bool
+) -> list[Edit]:
+    """ftfy's changes to ``line`` that are exact re-decodings of bytes; ftfy's guesses on fragments
+    that lost bytes (which it sometimes decodes into the wrong character) are left to :mod:`.lossy`."""
+    matcher = difflib.SequenceMatcher(None, line, fixed, autojunk=False)
+    raw = [
+        Edit(a1, a2, fixed[b1:b2], kind, 1.0, codepage)
+        for tag, a1, a2, b1, b2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+    return [e for e in _merge(raw) if _explains(line[e.start : e.end], e.replacement, pages, nbsp=nbsp)]
+
+
+def _explains(
+    original: str, replacement: str, pages: tuple[Codepage, ...] = CODEPAGES, *, nbsp: bool = True
+) -> bool:
+    """Whether ``replacement`` is ``original`` read back through one to three code-page layers
+    (the first through one of ``pages``: the document's own code page when it is known)."""
+    layer = {original}
+    for _ in range(3):
+        deeper: set[str] = set()
+        for text in layer:
+            for variant in {text, text.replace(" ", "\u00a0") if nbsp else text}:
+                for page in pages if text is original else CODEPAGES:
+                    data = page.sloppy_encode(variant)
+                    if data is None:
+                        continue
+                    for target in ("utf-8", "cp1252"):
+                        try:
+                            decoded = data.decode(target)
+                        except UnicodeDecodeError:
+                            continue
+                        if decoded == replacement:
+                            return True
+                        if target == "utf-8" and decoded != variant:
+                            deeper.add(decoded)
+        layer = deeper
+    return False
+
+
+def _apply(text: str, edits: list[Edit]) -> str:
+    out, position = [], 0
+    for edit in edits:
+        out.append(text[position : edit.start])
+        out.append(edit.replacement)
+        position = edit.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _merge(edits: list[Edit]) -> list[Edit]:
+    """Join the pieces difflib splits one fixed fragment into (they touch or nearly do)."""
+    merged: list[Edit] = []
+    for edit in edits:
+        if merged and edit.start - merged[-1].end <= 0:
+            last = merged.pop()
+            merged.append(last._replace(end=edit.end, replacement=last.replacement + edit.replacement))
+        else:
+            merged.append(edit)
+    return merged
+
+
+def _describe(plan: list) -> tuple[Kind, str | None]:
+    actions = [(step.action, step.parameter) for step in plan]
+    encodings = [param for action, param in actions if action == "encode"]
+    codepage = encodings[0].removeprefix("sloppy-") if encodings else None
+    if len(encodings) >= 2:
+        return Kind.DOUBLE, codepage
+    if ("transcode", "restore_byte_a0") in actions:
+        return Kind.NBSP, codepage
+    if ("transcode", "fix_c1_controls") in actions or ("decode", "windows-1252") in actions:
+        return Kind.C1, codepage or "latin-1"
+    return Kind.MOJIBAKE, codepage
+
+
+def _back(edits: list[Edit], position: int, *, is_end: bool) -> int:
+    """Where ``position`` of a pass's output was in its input."""
+    delta = 0
+    for edit in edits:
+        new_start = edit.start + delta
+        new_end = new_start + len(edit.replacement)
+        if is_end:
+            if position <= new_start:
+                return position - delta
+            if position <= new_end:
+                return edit.end
+        else:
+            if position < new_start:
+                return position - delta
+            if position < new_end:
+                return edit.start
+        delta += len(edit.replacement) - (edit.end - edit.start)
+    return position - delta
+
+
+def _finding(text: str, earlier: list[list[Edit]], edit: Edit) -> Finding:
+    """A finding for ``edit``, with its span carried back through the ``earlier`` passes to the input."""
+    start, end = edit.start, edit.end
+    for edits in reversed(earlier):
+        start, end = _back(edits, start, is_end=False), _back(edits, end, is_end=True)
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    return Finding(
+        start,
+        end,
+        line,
+        column,
+        edit.kind,
+        text[start:end],
+        edit.replacement,
+        edit.confidence,
+        edit.codepage,
+        edit.spots,
+    )

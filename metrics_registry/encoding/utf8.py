@@ -1,0 +1,122 @@
+"""Reading the bytes behind a run of mojibake as UTF-8 characters, some of them short of bytes.
+
+Only continuation bytes (0x80-0xBF) can be lost in transit: every lead byte
+has a character in the code pages we handle. So a character that lost bytes
+still starts where it started, and its lead byte says how many bytes it
+should have: the damage is always visible, and always located to one
+character. What stays unknown is which bytes were lost and where inside the
+character, which :mod:`.lossy` enumerates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["Unit", "UnitKind", "parse_units"]
+
+_SPACE = 0x20
+_NBSP = 0xA0
+
+
+class UnitKind(Enum):
+    ASCII = "ascii"
+    COMPLETE = "complete"  # a whole UTF-8 character of two bytes or more
+    SHORT = "short"  # a lead byte followed by too few continuation bytes
+    STRAY = "stray"  # a continuation byte with no lead: not UTF-8 mojibake
+    INVALID = "invalid"  # a byte that starts no UTF-8 character (0xC0, 0xC1, 0xF5-0xFF)
+
+
+def _needed(lead: int) -> int | None:
+    if 0xC2 <= lead <= 0xDF:
+        return 1
+    if 0xE0 <= lead <= 0xEF:
+        return 2
+    if 0xF0 <= lead <= 0xF4:
+        return 3
+    return None
+
+
+def _is_cont(byte: int) -> bool:
+    return 0x80 <= byte <= 0xBF
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One character's worth of bytes, at ``start:end`` of the run (one byte per text character).
+
+    ``body`` is the lead byte and the continuation bytes present, with a
+    space already turned back into 0xA0 where it sits between continuation
+    bytes (``nbsp_restored``). ``missing`` counts the bytes lost.
+    ``optional_nbsp`` says that the plain space right after the unit may be
+    its lost last byte 0xA0.
+    """
+
+    kind: UnitKind
+    start: int
+    end: int
+    body: bytes
+    missing: int = 0
+    nbsp_restored: bool = False
+    optional_nbsp: bool = False
+
+    def decode(self) -> str:
+        """The character of a complete unit."""
+        return self.body.decode("utf-8")
+
+
+def parse_units(data: bytes, *, space_after: bool = False) -> list[Unit]:
+    """Split ``data`` (the bytes of a run) into units.
+
+    ``space_after`` tells that the run is followed by a plain space, which
+    may complete a unit left short at the end.
+    """
+    units: list[Unit] = []
+    i, n = 0, len(data)
+    while i < n:
+        byte = data[i]
+        if byte < 0x80:
+            units.append(Unit(UnitKind.ASCII, i, i + 1, data[i : i + 1]))
+            i += 1
+            continue
+        need = _needed(byte)
+        if need is None:
+            kind = UnitKind.STRAY if _is_cont(byte) else UnitKind.INVALID
+            units.append(Unit(kind, i, i + 1, data[i : i + 1]))
+            i += 1
+            continue
+        body = bytearray([byte])
+        j = i + 1
+        restored = False
+        while len(body) <= need and j < n:
+            if _is_cont(data[j]):
+                body.append(data[j])
+                j += 1
+            elif data[j] == _SPACE and not restored and j + 1 < n and _is_cont(data[j + 1]):
+                # A space followed by continuation bytes cannot be a space: it was 0xA0.
+                body.append(_NBSP)
+                restored = True
+                j += 1
+            else:
+                break
+        missing = need + 1 - len(body)
+        if missing == 0:
+            unit = Unit(UnitKind.COMPLETE, i, j, bytes(body), nbsp_restored=restored)
+            if _valid(unit.body):
+                units.append(unit)
+            else:
+                units.append(Unit(UnitKind.INVALID, i, j, bytes(body)))
+        else:
+            followed_by_space = (j == n and space_after) or (j < n and data[j] == _SPACE)
+            optional = followed_by_space and not restored
+            units.append(Unit(UnitKind.SHORT, i, j, bytes(body), missing, restored, optional))
+        i = j
+    return units
+
+
+def _valid(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

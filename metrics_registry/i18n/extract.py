@@ -1,0 +1,144 @@
+"""Babel extractor for registry YAML files, and extraction of both domains.
+
+Registered as the ``metrics_registry`` extraction method through the
+``babel.extractors`` entry point, so plain ``pybabel extract -F i18n/babel.cfg``
+works as well as ``metrics-registry i18n extract``. Each text is yielded as a
+``pgettext`` call, ``(context, text)``, so it gets a ``msgctxt``
+(see :mod:`metrics_registry.i18n.fields`), with the line of its field in
+the YAML file.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Collection, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from metrics_registry.i18n import DOMAINS, I18nError, i18n_dir
+from metrics_registry.i18n.fields import family_context, family_texts, metric_context, metric_texts
+
+__all__ = ["REGISTRY_METHOD", "extract_catalogs", "extract_registry", "new_catalog"]
+
+REGISTRY_METHOD = "metrics_registry"
+_MARKDOWN_HINT = "Markdown: keep `code`, {placeholders}, $LaTeX$, URLs and link targets unchanged."
+
+
+def _line(node: Any, loc: tuple[str | int, ...], fallback: int) -> int:
+    """1-based line of the deepest located part of ``loc`` inside ``node``."""
+    line = fallback
+    for part in loc:
+        lc = getattr(node, "lc", None)
+        try:
+            if lc is not None:
+                line = (lc.item(part) if isinstance(part, int) else lc.key(part))[0] + 1
+            node = node[part]
+        except (KeyError, IndexError, TypeError, AttributeError):
+            break
+    return line
+
+
+def extract_registry(
+    fileobj: io.BufferedIOBase,
+    keywords: Collection[str],
+    comment_tags: Collection[str],
+    options: Mapping[str, Any],
+) -> Iterator[tuple[int, str, tuple[str, str], list[str]]]:
+    """Yield ``(lineno, "pgettext", (msgctxt, text), comments)`` for every translatable field.
+
+    A file that is not valid YAML, or not a registry file, yields nothing:
+    ``metrics-registry validate`` reports it.
+    """
+    data = fileobj.read()
+    text = data.decode(options.get("encoding", "utf-8")) if isinstance(data, bytes) else data
+    try:
+        document = YAML(typ="rt").load(text)
+    except YAMLError:
+        return
+    if not isinstance(document, Mapping) or not isinstance(document.get("family"), Mapping):
+        return
+    family = document["family"]
+    family_id = str(family.get("id", ""))
+    family_line = _line(document, ("family",), 1)
+    for field in family_texts(family):
+        yield (
+            _line(family, field.loc, family_line),
+            "pgettext",
+            (family_context(family_id, field.path), field.text),
+            [_MARKDOWN_HINT] if field.path != "title" else [],
+        )
+    metrics = document.get("metrics")
+    if not isinstance(metrics, list):
+        return
+    for index, metric in enumerate(metrics):
+        if not isinstance(metric, Mapping) or not isinstance(metric.get("key"), str):
+            continue
+        key = metric["key"]
+        metric_line = _line(document, ("metrics", index), family_line)
+        for field in metric_texts(metric):
+            yield (
+                _line(metric, field.loc, metric_line),
+                "pgettext",
+                (metric_context(family_id, key, field.path), field.text),
+                [_MARKDOWN_HINT] if field.path != "title" else [],
+            )
+
+
+def _mapping(root: Path) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]]]:
+    cfg = i18n_dir(root) / "babel.cfg"
+    if not cfg.exists():
+        raise I18nError(f"{cfg} not found; run the command from the project folder")
+    with cfg.open(encoding="utf-8") as handle:
+        return parse_mapping_cfg(handle, filename=str(cfg))
+
+
+def domain_of(method: str) -> str:
+    """``registry`` for the YAML extractor, ``ui`` for every other method."""
+    return "registry" if method == REGISTRY_METHOD else "ui"
+
+
+def new_catalog(domain: str, locale: str | None = None) -> Catalog:
+    """An empty catalog with the project's fixed header (no dates that churn)."""
+    return Catalog(
+        locale=locale,
+        domain=domain,
+        project="metrics-registry",
+        version="1",
+        msgid_bugs_address="",
+        copyright_holder="the metrics-registry contributors",
+        charset="utf-8",
+        header_comment=(
+            f"# {'Translations' if locale else 'Template'} of metrics-registry ({domain}).\n"
+            "# This file is distributed under the same license as the project (Apache-2.0).\n"
+            "#"
+        ),
+    )
+
+
+def extract_catalogs(root: Path) -> dict[str, Catalog]:
+    """Extract both domains from the project at ``root`` using ``i18n/babel.cfg``."""
+    root = Path(root)
+    project = i18n_dir(root).parent
+    method_map, options_map = _mapping(root)
+    catalogs = {domain: new_catalog(domain) for domain in DOMAINS}
+    for domain in DOMAINS:
+        sections = [(pattern, method) for pattern, method in method_map if domain_of(method) == domain]
+        if not sections:
+            continue
+        for filename, lineno, message, comments, context in extract_from_dir(
+            str(project), method_map=sections, options_map=options_map
+        ):
+            catalogs[domain].add(
+                message,
+                None,
+                [(Path(filename).as_posix(), lineno)],
+                auto_comments=comments,
+                context=context,
+            )
+    return catalogs

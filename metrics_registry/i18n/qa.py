@@ -1,0 +1,277 @@
+"""QA checks on every translation, each with a rule id (``I18N2xx``).
+
+A translation must carry over, unchanged, what is not prose: inline code
+spans, metric keys, ``{placeholders}``, LaTeX, URLs and Markdown link
+targets. Its backticks must balance, it must not contain mojibake, and it
+must use the glossary's terms (``i18n/glossary.yaml``). Only translated,
+non-fuzzy entries are checked: a fuzzy entry is reviewed when its English
+changes, and does not reach a page meanwhile.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from babel.messages.catalog import Catalog, Message
+
+from metrics_registry.findings import Finding
+from metrics_registry.i18n import DOMAINS, I18nError, catalog_path, i18n_dir, languages
+from metrics_registry.i18n.fields import split_context
+
+__all__ = ["GlossaryTerm", "check_catalogs", "check_message", "find_mojibake", "load_glossary"]
+
+_FENCE = re.compile(r"^( {0,3})(```|~~~).*?^\1\2[ \t]*$", re.DOTALL | re.MULTILINE)
+_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_LATEX = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$", re.DOTALL)
+_URL = re.compile(r"https?://[^\s)>\]\"'`]+")
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_PLACEHOLDER = re.compile(r"(?<![\\$\w{]){[A-Za-z_]\w*}(?!})|%\([A-Za-z_]\w*\)[sdrif]")
+_KEYLIKE = re.compile(r"[/_{]")
+
+# UTF-8 byte sequences, searched in text re-encoded with a single-byte code page.
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+_MOJIBAKE_CODEPAGES = ("cp1252", "cp1254", "latin-1")
+
+
+def find_mojibake(text: str) -> str | None:
+    """The first fragment of ``text`` that is UTF-8 decoded with a Windows code page, if any.
+
+    Each run of non-ASCII characters is encoded back with cp1252, cp1254 and
+    latin-1; a run that then holds a valid multi-byte UTF-8 sequence is
+    mojibake. Real Vietnamese or Chinese text never does (a letter such as
+    'ê' would need to be followed by two symbols such as '€' or '¦').
+
+    >>> find_mojibake("Ä‘á»™ phÃ¢n ká»³")
+    'Ä‘'
+    >>> find_mojibake("độ phân kỳ KL, 策略") is None
+    True
+    """
+    for run in re.finditer(r"[^\x00-\x7f]{2,}", text):
+        fragment = run.group()
+        for codepage in _MOJIBAKE_CODEPAGES:
+            data = bytearray()
+            owner: list[int] = []
+            for index, char in enumerate(fragment):
+                try:
+                    encoded = char.encode(codepage)
+                except UnicodeEncodeError:
+                    encoded = b"\x00"
+                data += encoded
+                owner += [index] * len(encoded)
+            match = _UTF8_SEQUENCE.search(bytes(data))
+            if match:
+                return fragment[owner[match.start()] : owner[match.end() - 1] + 1]
+    return None
+
+
+@dataclass(frozen=True)
+class GlossaryTerm:
+    en: str  # a regular expression
+    forms: dict[str, tuple[str, ...] | None]  # lang -> allowed forms; None: keep the English
+
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(rf"(?<![\w-])(?:{self.en})(?![\w-])", re.IGNORECASE)
+
+
+def load_glossary(root: Path) -> list[GlossaryTerm]:
+    """Read ``i18n/glossary.yaml``; an absent file is an empty glossary."""
+    from ruamel.yaml import YAML
+
+    path = i18n_dir(root) / "glossary.yaml"
+    if not path.exists():
+        return []
+    data = YAML(typ="safe").load(path.read_text(encoding="utf-8")) or {}
+    terms = []
+    for item in data.get("terms", []):
+        forms: dict[str, tuple[str, ...] | None] = {}
+        for lang, value in item.items():
+            if lang in ("en", "note"):
+                continue
+            if value == "keep":
+                forms[lang] = None
+            elif isinstance(value, str):
+                forms[lang] = (value,)
+            elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+                forms[lang] = tuple(value)
+            else:
+                raise I18nError(
+                    f"{path}: term '{item.get('en')}': '{lang}' must be 'keep' or a list of forms"
+                )
+        terms.append(GlossaryTerm(str(item["en"]), forms))
+    return terms
+
+
+def _split(text: str) -> tuple[list[str], str]:
+    """Code spans and fenced blocks of ``text``, and the text without them."""
+    codes: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        codes.append(match.group(0).strip())
+        return " \x00 "
+
+    prose = _FENCE.sub(keep, text)
+    prose = _CODE.sub(lambda m: keep(m) if m.group(2).strip() else m.group(0), prose)
+    return codes, prose
+
+
+def _multiset_problem(what: str, source: list[str], target: list[str]) -> str | None:
+    missing = Counter(source) - Counter(target)
+    extra = Counter(target) - Counter(source)
+    if not missing and not extra:
+        return None
+    parts = []
+    if missing:
+        parts.append("missing " + ", ".join(repr(s) for s in sorted(missing)))
+    if extra:
+        parts.append("not in the English " + ", ".join(repr(s) for s in sorted(extra)))
+    return f"{what} differ from the English: {'; '.join(parts)}"
+
+
+def check_message(
+    source: str,
+    translation: str,
+    lang: str,
+    *,
+    keys: Iterable[str] = (),
+    glossary: Iterable[GlossaryTerm] = (),
+) -> Iterator[tuple[str, str, str]]:
+    """``(rule, message, fix)`` for every problem of one translation."""
+    mojibake = find_mojibake(translation)
+    if mojibake:
+        yield (
+            "I18N208",
+            f"mojibake {mojibake!r} (UTF-8 read as a Windows code page)",
+            "retype the text, or repair it with 'metrics-registry fix-encoding', and save as UTF-8",
+        )
+    source_code, source_prose = _split(source)
+    target_code, target_prose = _split(translation)
+    if target_prose.count("`") % 2 or (target_prose.count("`") and not source_prose.count("`")):
+        yield (
+            "I18N207",
+            "unbalanced backticks",
+            "close every inline code span with the same number of backticks that opens it",
+        )
+    problem = _multiset_problem("inline code spans", source_code, target_code)
+    if problem:
+        yield ("I18N201", problem, "copy code spans from the English unchanged")
+    for key in sorted(set(keys)):
+        if not _KEYLIKE.search(key):
+            continue  # 'loss', 'reward': ordinary words in prose
+        pattern = re.compile(rf"(?<![\w/{{.-]){re.escape(key)}(?![\w/}}-])")
+        wanted, got = len(pattern.findall(source_prose)), len(pattern.findall(target_prose))
+        if wanted != got:
+            yield (
+                "I18N202",
+                f"metric key {key!r} appears {wanted} times in the English and {got} in the translation",
+                "write metric keys exactly as in the English",
+            )
+    source_latex, target_latex = _LATEX.findall(source_prose), _LATEX.findall(target_prose)
+    problem = _multiset_problem("LaTeX formulas", source_latex, target_latex)
+    if problem:
+        yield ("I18N204", problem, "copy $...$ formulas from the English unchanged")
+    source_plain, target_plain = _LATEX.sub(" ", source), _LATEX.sub(" ", translation)
+    problem = _multiset_problem(
+        "placeholders", _PLACEHOLDER.findall(source_plain), _PLACEHOLDER.findall(target_plain)
+    )
+    if problem:
+        yield ("I18N203", problem, "keep {placeholders} and %(names)s untranslated")
+    problem = _multiset_problem("URLs", _URL.findall(source_prose), _URL.findall(target_prose))
+    if problem:
+        yield ("I18N205", problem, "copy URLs from the English unchanged")
+    problem = _multiset_problem("link targets", _LINK.findall(source_prose), _LINK.findall(target_prose))
+    if problem:
+        yield ("I18N206", problem, "translate the link text only; keep every (target) as in the English")
+    for term in glossary:
+        if lang not in term.forms or not term.pattern().search(source_prose):
+            continue
+        forms = term.forms[lang]
+        if forms is None:
+            if not term.pattern().search(target_prose):
+                yield (
+                    "I18N209",
+                    f"the glossary keeps '{term.en}' in English in '{lang}', the translation does not",
+                    "use the English term (see i18n/glossary.yaml)",
+                )
+        elif not any(form.lower() in target_prose.lower() for form in forms):
+            yield (
+                "I18N209",
+                f"the English uses '{term.en}'; the glossary's term in '{lang}' is {' / '.join(forms)}",
+                "use the glossary's term (see i18n/glossary.yaml), or change the glossary",
+            )
+
+
+def _catalog_findings(
+    path: Path, catalog: Catalog, lang: str, keys: set[str], glossary: list[GlossaryTerm]
+) -> Iterator[Finding]:
+    header = path.read_text(encoding="utf-8").split("\n\n", 1)[0]
+    if not catalog.locale or '"Language: ' not in header or '"Plural-Forms: ' not in header:
+        yield Finding(
+            "I18N200",
+            path,
+            1,
+            "the header lacks 'Language' or 'Plural-Forms'",
+            "restore the header from another language's catalog or re-create it with 'i18n add-language'",
+        )
+    for message, errors in catalog.check():
+        for error in errors:
+            yield Finding(
+                "I18N210",
+                path,
+                message.lineno,
+                str(error),
+                "make the translation use the same %-placeholders and plural forms as the English",
+                key=message.context,
+            )
+    for message in catalog:
+        if not message.id or message.fuzzy or not _translated(message):
+            continue
+        sources = message.id if isinstance(message.id, tuple | list) else (message.id,)
+        targets = message.string if isinstance(message.string, tuple | list) else (message.string,)
+        for target in targets:
+            if not target:
+                continue
+            for rule, text, fix in check_message(
+                sources[-1] if len(targets) > 1 else sources[0], target, lang, keys=keys, glossary=glossary
+            ):
+                yield Finding(rule, path, message.lineno, text, fix, key=message.context)
+
+
+def _translated(message: Message) -> bool:
+    strings = message.string if isinstance(message.string, tuple | list) else (message.string,)
+    return any(strings)
+
+
+def check_catalogs(root: Path, langs: Iterable[str] | None = None) -> list[Finding]:
+    """QA findings of every catalog under ``<root>/i18n`` (no catalogs: no findings)."""
+    from metrics_registry.i18n.catalogs import read_catalog
+
+    root = Path(root)
+    if not (i18n_dir(root) / "babel.cfg").exists() and not i18n_dir(root).is_dir():
+        return []
+    glossary = load_glossary(root)
+    findings: list[Finding] = []
+    for lang in langs or languages(root):
+        catalogs: list[tuple[Path, Catalog]] = []
+        for domain in DOMAINS:
+            path = catalog_path(root, lang, domain)
+            if not path.exists():
+                continue
+            try:
+                catalogs.append((path, read_catalog(path)))
+            except I18nError as error:
+                findings.append(
+                    Finding("I18N200", path, None, str(error), "fix the PO syntax (msgfmt -c shows the line)")
+                )
+        keys = {
+            key
+            for _, catalog in catalogs
+            for m in catalog
+            if (key := split_context(m.context)[1]) is not None
+        }
+        for path, catalog in catalogs:
+            findings.extend(_catalog_findings(path, catalog, lang, keys, glossary))
+    return findings

@@ -1,0 +1,160 @@
+"""Apply a language's catalogs to the registry, for the site generator.
+
+Every translatable field comes back as a :class:`Text`: the translation
+when the catalog has a current one, otherwise the English with the reason
+(``missing``: never translated; ``fuzzy``: translated from English that has
+changed since). The page shows fallbacks with a notice, never silently.
+
+The ``.po`` files are read when present (they know which entries are
+fuzzy); a language shipped with compiled ``.mo`` files only is read from
+those (where fuzzy entries were left out, so they count as missing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import read_mo
+
+from metrics_registry.i18n import catalog_path
+from metrics_registry.i18n.catalogs import message_state, read_catalog
+from metrics_registry.i18n.fields import (
+    TextField,
+    family_context,
+    family_texts,
+    metric_context,
+    metric_texts,
+)
+from metrics_registry.models import FamilyInfo
+from metrics_registry.registry import Entry, Registry
+
+__all__ = ["Status", "Text", "Translator", "UiTranslations", "load_catalog", "translate_registry"]
+
+Status = Literal["source", "translated", "fuzzy", "missing"]
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Text:
+    """A field's text in the target language, or its English and why."""
+
+    text: str
+    status: Status
+    english: str
+
+    @property
+    def fallback(self) -> bool:
+        return self.status in ("fuzzy", "missing")
+
+
+def load_catalog(root: Path, lang: str, domain: str) -> Catalog | None:
+    """The ``.po`` catalog of ``lang``, else its ``.mo``, else ``None``."""
+    po = catalog_path(root, lang, domain)
+    if po.exists():
+        return read_catalog(po)
+    mo = po.with_suffix(".mo")
+    if mo.exists():
+        with mo.open("rb") as handle:
+            compiled = read_mo(handle)
+        # Babel's read_mo leaves msgctxt as bytes: rebuild with text contexts.
+        catalog = Catalog(locale=compiled.locale, domain=domain)
+        for message in compiled:
+            if message.id:
+                context = message.context
+                if isinstance(context, bytes):
+                    context = context.decode("utf-8")
+                catalog.add(message.id, message.string, context=context)
+        return catalog
+    return None
+
+
+def _dump(owner: Entry | FamilyInfo) -> dict[str, Any]:
+    model = owner.metric if isinstance(owner, Entry) else owner
+    return model.model_dump(mode="json")
+
+
+class Translator:
+    """Registry texts of one language (``lang=None``: English, nothing to translate)."""
+
+    def __init__(self, lang: str | None, catalog: Catalog | None) -> None:
+        self.lang = lang
+        self.catalog = catalog
+        self._cache: dict[int, dict[Loc, Text]] = {}
+
+    def _text(self, item: TextField, context: str) -> Text:
+        if self.lang is None:
+            return Text(item.text, "source", item.text)
+        state, string = message_state(self.catalog, item.text, context)
+        if state == "translated" and string:
+            return Text(string, "translated", item.text)
+        return Text(item.text, state, item.text)
+
+    def texts(self, owner: Entry | FamilyInfo) -> dict[Loc, Text]:
+        """Every translatable field of a metric entry or a family, by location."""
+        cached = self._cache.get(id(owner))
+        if cached is None:
+            data = _dump(owner)
+            if isinstance(owner, Entry):
+                fields: Iterator[TextField] = metric_texts(data)
+                contexts = {
+                    f.loc: metric_context(owner.family.id, owner.key, f.path) for f in metric_texts(data)
+                }
+            else:
+                fields = family_texts(data)
+                contexts = {f.loc: family_context(owner.id, f.path) for f in family_texts(data)}
+            cached = {f.loc: self._text(f, contexts[f.loc]) for f in fields}
+            self._cache[id(owner)] = cached
+        return cached
+
+    def text(self, owner: Entry | FamilyInfo, *loc: str | int) -> str:
+        found = self.texts(owner).get(tuple(loc))
+        return found.text if found else ""
+
+    def statuses(self, owner: Entry | FamilyInfo) -> set[Status]:
+        return {t.status for t in self.texts(owner).values()}
+
+
+@dataclass
+class UiTranslations:
+    """``gettext``/``ngettext`` over the ``ui`` catalog that remember every fallback."""
+
+    lang: str | None = None
+    catalog: Catalog | None = None
+    fallbacks: dict[str, Status] = field(default_factory=dict)
+
+    def gettext(self, message: str) -> str:
+        if self.lang is None:
+            return message
+        state, string = message_state(self.catalog, message, None)
+        if state == "translated" and string:
+            return string if isinstance(string, str) else string[0]
+        self.fallbacks[message] = state
+        return message
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        if self.lang is not None and self.catalog is not None:
+            message = self.catalog.get(singular)
+            if message is not None and not message.fuzzy and isinstance(message.string, tuple | list):
+                index = self.catalog.plural_func(n) if hasattr(self.catalog, "plural_func") else 0
+                chosen = message.string[min(index, len(message.string) - 1)]
+                if chosen:
+                    return chosen
+            self.fallbacks[singular] = "missing"
+        return singular if n == 1 else plural
+
+
+def translate_registry(registry: Registry, lang: str, root: Path) -> dict[str, dict[str, Text]]:
+    """``{"<family>:<key>" or "<family>": {field path: Text}}`` for the whole registry."""
+    translator = Translator(lang, load_catalog(root, lang, "registry"))
+    out: dict[str, dict[str, Text]] = {}
+    for family_id, family in registry.families.items():
+        paths = {f.loc: f.path for f in family_texts(_dump(family))}
+        out[family_id] = {paths[loc]: text for loc, text in translator.texts(family).items()}
+    for entry in registry:
+        paths = {f.loc: f.path for f in metric_texts(_dump(entry))}
+        out[entry.id] = {paths[loc]: text for loc, text in translator.texts(entry).items()}
+    return out

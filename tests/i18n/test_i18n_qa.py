@@ -1,0 +1,133 @@
+"""Every QA rule, on single translations and on the real catalogs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from metrics_registry.findings import RULES
+from metrics_registry.i18n.catalogs import read_catalog, render_po
+from metrics_registry.i18n.qa import check_catalogs, check_message, find_mojibake, load_glossary
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = Path("/work/shared/seeds")
+
+
+@pytest.mark.parametrize(
+    ("source", "translation", "rule"),
+    [
+        ("Set `beta` to 0.", "Đặt `beta ` thành 0 và `x`.", "I18N201"),
+        ("Compare with objective/kl here.", "So sánh ở đây.", "I18N202"),
+        ("One per {reward_func_name}.", "Một cho mỗi {ten_ham}.", "I18N203"),
+        ("Logged by %(trainer)s.", "Được ghi bởi %(lop)s.", "I18N203"),
+        ("It is $\\log r$.", "Nó là $\\log q$.", "I18N204"),
+        ("See https://github.com/huggingface/trl now.", "Xem https://example.com.", "I18N205"),
+        ("See [the code](https://x.org/a).", "Xem [mã](https://x.org/b).", "I18N206"),
+        ("Use `ppo/mean_scores`.", "使用 `ppo/mean_scores' 。", "I18N207"),
+        ("The mean.", "Giá trá»‹ trung bình.", "I18N208"),
+        ("The policy drifts.", "Chính sách trôi đi.", "I18N209"),
+        ("The reward goes up.", "The reward 上升。", "I18N209"),
+    ],
+)
+def test_each_rule_fires(source: str, translation: str, rule: str) -> None:
+    lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in translation) else "vi"
+    rules = {
+        r
+        for r, _, _ in check_message(
+            source, translation, lang, keys={"objective/kl"}, glossary=load_glossary(ROOT)
+        )
+    }
+    assert rule in rules
+    assert rule in RULES
+
+
+def test_a_faithful_translation_has_no_findings() -> None:
+    source = "Mean of `objective/kl` per {reward_func_name}, i.e. $\\sum_t k_t$; see [TRL](https://github.com/huggingface/trl)."
+    translation = "`objective/kl` 按 {reward_func_name} 的均值，即 $\\sum_t k_t$；见 [TRL](https://github.com/huggingface/trl)。"
+    assert (
+        list(check_message(source, translation, "zh", keys={"objective/kl"}, glossary=load_glossary(ROOT)))
+        == []
+    )
+
+
+def test_mojibake_detector_on_the_damaged_seed_and_on_clean_text() -> None:
+    damaged = (SEEDS / "training-logs-enhancements.zh.mojibake.md").read_text(encoding="utf-8")
+    assert find_mojibake(damaged) is not None
+    for clean in ("logging.vi.md", "logging-v0.7.zh.md"):
+        text = (SEEDS / clean).read_text(encoding="utf-8")
+        assert find_mojibake(text) is None, clean
+
+
+def test_the_chinese_seeds_unbalanced_backticks_are_caught() -> None:
+    line = next(
+        line
+        for line in (SEEDS / "logging-v0.7.zh.md").read_text(encoding="utf-8").splitlines()
+        if "`ppo/mean_scores'" in line
+    )
+    assert "I18N207" in {r for r, _, _ in check_message("Alias of `ppo/mean_scores`.", line, "zh")}
+
+
+def test_the_shipped_catalogs_have_no_findings() -> None:
+    assert check_catalogs(ROOT) == []
+
+
+def _break(project: Path, lang: str, context: str, translation: str) -> Path:
+    path = project / "i18n" / lang / "LC_MESSAGES" / "registry.po"
+    catalog = read_catalog(path)
+    message = next(m for m in catalog if m.context == context)
+    message.string = translation
+    path.write_text(render_po(catalog), encoding="utf-8")
+    return path
+
+
+def test_check_catalogs_locates_findings_in_a_real_catalog(project: Path) -> None:
+    path = _break(
+        project, "zh", "grpo:kl|summary", "策略相对参考模型的 KL 散度的 `k3 估计，在补全的 token 上取平均。"
+    )
+    findings = check_catalogs(project)
+    assert {f.rule for f in findings} == {"I18N207"}
+    (finding,) = findings
+    assert finding.file == path and finding.key == "grpo:kl|summary"
+    assert path.read_text(encoding="utf-8").split("\n")[finding.line - 1].startswith(("msgctxt", "msgid"))
+
+
+def test_glossary_check_on_a_real_catalog(project: Path) -> None:
+    _break(
+        project,
+        "vi",
+        "grpo:kl|summary",
+        "Trung bình trên các token completion của ước lượng k3 cho phân kỳ KL"
+        " từ chính sách đến mô hình tham chiếu.",
+    )
+    findings = check_catalogs(project, ["vi"])
+    assert [f.rule for f in findings] == ["I18N209"]
+    assert "polic" in findings[0].message
+
+
+def test_fuzzy_entries_are_not_checked(project: Path) -> None:
+    path = project / "i18n" / "zh" / "LC_MESSAGES" / "registry.po"
+    catalog = read_catalog(path)
+    message = next(m for m in catalog if m.context == "grpo:kl|summary")
+    message.string = "Ã¤Â¸Â"
+    message.flags.add("fuzzy")
+    path.write_text(render_po(catalog), encoding="utf-8")
+    assert check_catalogs(project) == []
+
+
+def test_header_without_plural_forms_and_broken_po_are_reported(project: Path) -> None:
+    path = project / "i18n" / "vi" / "LC_MESSAGES" / "ui.po"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"Plural-Forms: nplurals=1; plural=0;\\n"\n', ""), encoding="utf-8")
+    assert "I18N200" in {f.rule for f in check_catalogs(project, ["vi"])}
+    path.write_text(text + '\nmsgid "unterminated\n', encoding="utf-8")
+    assert "I18N200" in {f.rule for f in check_catalogs(project, ["vi"])}
+
+
+def test_babel_catalog_check_reports_python_format(project: Path) -> None:
+    path = project / "i18n" / "zh" / "LC_MESSAGES" / "ui.po"
+    catalog = read_catalog(path)
+    message = catalog.get("Logged by %(trainer)s.")
+    message.string = "由 %(trainer)d 记录。"
+    path.write_text(render_po(catalog), encoding="utf-8")
+    assert "I18N210" in {f.rule for f in check_catalogs(project, ["zh"])}
