@@ -32,8 +32,18 @@ class _Context:
         self.extra = extra
         self.use_config = use_config
 
-    def validate(self) -> tuple[Registry, list]:
-        return validate(self.extra, include_configured=self.use_config)
+    def validate(self, *, translations: bool = False) -> tuple[Registry, list]:
+        """Validate the registry; with ``translations``, the project's catalogs too."""
+        registry, findings = validate(self.extra, include_configured=self.use_config)
+        if translations and self.use_config:
+            from metrics_registry.config import find_project_config
+
+            config = find_project_config()
+            if config is not None and (config.parent / "i18n").is_dir():
+                from metrics_registry.i18n.qa import check_catalogs
+
+                findings.extend(check_catalogs(config.parent))
+        return registry, findings
 
     def load(self) -> Registry:
         return load(self.extra, include_configured=self.use_config)
@@ -94,7 +104,7 @@ def validate_command(obj: _Context, fmt: str, strict: bool, stats: bool) -> None
     """Check every registry file; exit 1 when there are errors."""
     from metrics_registry.checks import reference_coverage
 
-    registry, findings = obj.validate()
+    registry, findings = obj.validate(translations=True)
     coverage = reference_coverage(registry) if stats else None
     errors = [f for f in findings if f.is_error]
     warnings = [f for f in findings if not f.is_error]

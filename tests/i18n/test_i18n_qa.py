@@ -11,7 +11,7 @@ from metrics_registry.i18n.catalogs import read_catalog, render_po
 from metrics_registry.i18n.qa import check_catalogs, check_message, find_mojibake, load_glossary
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDS = Path("/work/shared/seeds")
+SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
 
 
 @pytest.mark.parametrize(
