@@ -36,7 +36,7 @@ def round_trip_yaml() -> YAML:
     return yaml
 
 
-def _skeleton(key: str) -> CommentedMap:
+def _skeleton(key: str, *, classify: bool) -> CommentedMap:
     entry = CommentedMap()
     entry["key"] = key
     entry["category"] = "TODO-category"
@@ -52,6 +52,9 @@ def _skeleton(key: str) -> CommentedMap:
     aggregation["across_processes"] = "gather"
     entry["aggregation"] = aggregation
     entry["unit"] = "TODO-unit"
+    if classify:
+        # computed from tensors? then validate asks for a reference and a worked example
+        entry["computable"] = True
     entry["see_also"] = CommentedSeq()
     return entry
 
@@ -80,7 +83,8 @@ def add_metric(path: Path, key: str, *, backup: bool = True) -> int:
     yaml = round_trip_yaml()
     text = path.read_text(encoding="utf-8")
     document = yaml.load(text)
-    document["metrics"].append(_skeleton(key))
+    classify = any(isinstance(item, dict) and "computable" in item for item in raw_metrics)
+    document["metrics"].append(_skeleton(key, classify=classify))
     out = io.StringIO()
     yaml.dump(document, out)
     new_text = out.getvalue()

@@ -59,3 +59,14 @@ def test_broken_yaml_is_not_rewritten(tmp_path: Path) -> None:
     shutil.copy(Path(__file__).parent / "fixtures" / "broken" / "yaml_syntax.yaml", broken)
     with pytest.raises(ScaffoldError, match="fix it first"):
         add_metric(broken, "x/y")
+
+
+def test_family_that_classifies_metrics_gets_computable(tmp_path: Path) -> None:
+    from metrics_registry.config import builtin_paths
+
+    grpo = next(p for p in builtin_paths() if p.name == "grpo.yaml")
+    copy = tmp_path / "grpo.yaml"
+    shutil.copy(grpo, copy)
+    line = add_metric(copy, "completions/new_stat", backup=False)
+    block = copy.read_text(encoding="utf-8").splitlines()[line - 1 :]
+    assert "    computable: true" in block  # so validate asks for a reference and an example
