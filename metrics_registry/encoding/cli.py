@@ -28,7 +28,7 @@ def _fail(message: str, code: int = 1) -> None:
 
 def _read(path: str) -> str:
     try:
-        data = click.get_binary_stream("stdin").read() if path == "-" else Path(path).read_bytes()
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as error:
         _fail(f"{path}: {error.strerror or error}")
     try:
@@ -85,7 +85,7 @@ def fix_encoding(
             kept = f" (original kept as {backup})" if backup else ""
             click.echo(f"{path}: repaired {len(result.findings)} spot(s){kept}", err=True)
         if to_stdout:
-            stream = click.get_binary_stream("stdout")
+            stream = sys.stdout.buffer
             stream.write(result.text.encode("utf-8"))
             stream.flush()
     if check and damaged:
