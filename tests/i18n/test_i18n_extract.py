@@ -45,7 +45,7 @@ def test_pybabel_extracts_registry_fields_with_context_and_line(project: Path, t
     assert message.locations == [
         ("metrics_registry/data/grpo.yaml", _yaml_line(yaml, "summary:", "  - key: kl"))
     ]
-    contexts = {m.context for m in catalog if m.id}
+    contexts = {m.context for m in catalog if m.id and m.context}
     assert "grpo|summary" in contexts and "grpo|title" in contexts
     assert any(c.startswith("grpo:kl|healthy[") and c.endswith("].suggests") for c in contexts)
     assert "grpo:kl|aggregation.over" in contexts
