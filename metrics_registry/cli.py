@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 from rich.console import Console
 
 from metrics_registry import __version__
-from metrics_registry.api import InvalidRegistryError, load, validate
+from metrics_registry.api import load, validate
+from metrics_registry.clierrors import fail, user_errors
 from metrics_registry.config import ConfigError
 from metrics_registry.registry import Registry, RegistryError
 
 __all__ = ["main"]
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _Context:
@@ -49,27 +45,7 @@ class _Context:
         return load(self.extra, include_configured=self.use_config)
 
 
-def _fail(message: str, code: int = 1) -> None:
-    click.echo(f"metrics-registry: error: {message}", err=True)
-    sys.exit(code)
-
-
-def _user_errors(function: F) -> F:
-    """Report the package's own errors as one line instead of a traceback."""
-
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except InvalidRegistryError as error:
-            _fail(str(error))
-        except (RegistryError, ConfigError) as error:
-            _fail(str(error))
-        except OSError as error:
-            _fail(f"{error.filename or ''}: {error.strerror or error}")
-        return None
-
-    return wrapper  # type: ignore[return-value]
+_user_errors = user_errors(RegistryError, ConfigError)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -244,7 +220,7 @@ def new(obj: _Context, key: str, family: str, no_backup: bool) -> None:
         if loaded.family is not None:
             candidates.setdefault(loaded.family.id, path)
     if family not in candidates:
-        _fail(f"unknown family '{family}' (known: {', '.join(sorted(candidates))})", 2)
+        fail(f"unknown family '{family}' (known: {', '.join(sorted(candidates))})", 2)
     path = candidates[family]
     line = add_metric(path, key, backup=not no_backup)
     click.echo(f"{path}:{line}: added '{key}'; fill in the TODO fields, then run 'metrics-registry validate'")

@@ -8,37 +8,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from metrics_registry.models import ConstantRule, DirectionRule, RangeRule, SpikeRule
+from metrics_registry.describe import describe_rule
 from metrics_registry.registry import Match, Registry
 
 __all__ = ["render_match", "render_matches"]
-
-
-def _versions(match: Match) -> str:
-    entry = match.entry
-    who = "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
-    versions = entry.versions
-    if versions.removed:
-        return f"{who} {versions.introduced} – {versions.removed} (removed in {versions.removed})"
-    return f"{who} {versions.introduced} and later"
-
-
-def _rule_text(rule: object) -> str:
-    if isinstance(rule, RangeRule):
-        low = "-∞" if rule.min is None else f"{rule.min:g}"
-        high = "∞" if rule.max is None else f"{rule.max:g}"
-        return f"within [{low}, {high}]"
-    if isinstance(rule, DirectionRule):
-        return {
-            "increase": "goes up over the run",
-            "decrease": "goes down over the run",
-            "stable": "stays level",
-        }[rule.direction]
-    if isinstance(rule, SpikeRule):
-        return f"no value above {rule.factor:g}× the running median"
-    if isinstance(rule, ConstantRule):
-        return "not stuck" + ("" if rule.value is None else f" at {rule.value:g}")
-    return "never NaN or infinite"
 
 
 def render_match(match: Match, registry: Registry) -> RenderableType:
@@ -62,7 +35,7 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
             note += " (" + ", ".join(f"{k} = {v}" for k, v in match.bindings.items()) + ")"
         facts.add_row("matched", note)
     facts.add_row("family", f"{entry.family.title} ({entry.family.id}), logged by {entry.family.trainer}")
-    facts.add_row("versions", _versions(match))
+    facts.add_row("versions", entry.version_text())
     if metric.aliases:
         facts.add_row("aliases", ", ".join(metric.aliases))
     facts.add_row("category", metric.category)
@@ -102,7 +75,7 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
         rules.add_column("expects")
         rules.add_column("when violated")
         for rule in metric.healthy:
-            rules.add_row(f"{rule.id} ({rule.severity})", _rule_text(rule), rule.suggests)
+            rules.add_row(f"{rule.id} ({rule.severity})", describe_rule(rule), rule.suggests)
         parts.extend([Text(), rules])
     if metric.changes:
         parts.append(Text())

@@ -100,6 +100,16 @@ class Entry:
     def templated(self) -> bool:
         return is_templated(self.metric.key)
 
+    def version_text(self, *, short: bool = False) -> str:
+        """Releases that log it: ``TRL 0.9.2–1.13.0`` (short) or ``TRL 0.14.0 and later``."""
+        versions = self.versions
+        who = "TRL" if self.family.versions_of == "trl" else self.family.versions_of
+        if versions.removed:
+            if short:
+                return f"{who} {versions.introduced}–{versions.removed}"
+            return f"{who} {versions.introduced} up to (not including) {versions.removed}"
+        return f"{who} ≥ {versions.introduced}" if short else f"{who} {versions.introduced} and later"
+
     def logged_in(self, trl_version: str) -> bool:
         """Whether TRL ``trl_version`` logs it (extensions are not versioned by TRL)."""
         if self.family.versions_of != "trl":
@@ -225,17 +235,9 @@ class Registry:
             raise UnknownMetricError(
                 f"no metric '{key}'{scope}; run 'metrics-registry export' to list the known keys"
             )
-        families = ", ".join(f"{m.entry.family.id} ({_describe_versions(m.entry)})" for m in matches)
+        families = ", ".join(f"{m.entry.family.id} ({m.entry.version_text()})" for m in matches)
         raise AmbiguousMetricError(
             f"'{key}' is logged by {len(matches)} families with different meanings: {families};"
             " pass a family or a TRL version to choose",
             matches,
         )
-
-
-def _describe_versions(entry: Entry) -> str:
-    versions = entry.versions
-    who = "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
-    if versions.removed:
-        return f"{who} {versions.introduced} to before {versions.removed}"
-    return f"{who} {versions.introduced} and later"

@@ -7,35 +7,18 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
+from metrics_registry.clierrors import user_errors
 from metrics_registry.i18n import DOMAINS, I18nError, catalog_path, i18n_dir, template_path
 
 __all__ = ["i18n_group"]
 
-F = TypeVar("F", bound=Callable[..., Any])
 
-
-def _errors(function: F) -> F:
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except I18nError as error:
-            click.echo(f"metrics-registry: error: {error}", err=True)
-            sys.exit(1)
-        except OSError as error:
-            click.echo(
-                f"metrics-registry: error: {error.filename or ''}: {error.strerror or error}", err=True
-            )
-            sys.exit(1)
-
-    return wrapper  # type: ignore[return-value]
+_errors = user_errors(I18nError)
 
 
 def _find_root(start: Path | None = None) -> Path:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from metrics_registry.keys import Reference
-from metrics_registry.models import ConstantRule, DirectionRule, FamilyInfo, RangeRule, SpikeRule
+from metrics_registry.describe import describe_rule
+from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
 
 if TYPE_CHECKING:
@@ -34,36 +35,6 @@ def _cell(text: str) -> str:
 
 def _identity(message: str) -> str:
     return message
-
-
-def _rule_text(rule: object, _: Callable[[str], str] = _identity) -> str:
-    if isinstance(rule, RangeRule):
-        if rule.min is not None and rule.max is not None:
-            return _("between %(min)s and %(max)s") % {"min": f"{rule.min:g}", "max": f"{rule.max:g}"}
-        if rule.min is not None:
-            return _("at least %(min)s") % {"min": f"{rule.min:g}"}
-        return _("at most %(max)s") % {"max": f"{rule.max:g}"}
-    if isinstance(rule, DirectionRule):
-        return {
-            "increase": _("goes up over the run"),
-            "decrease": _("goes down over the run"),
-            "stable": _("stays level over the run"),
-        }[rule.direction]
-    if isinstance(rule, SpikeRule):
-        return _("no jump above %(factor)s× the running median") % {"factor": f"{rule.factor:g}"}
-    if isinstance(rule, ConstantRule):
-        if rule.value is None:
-            return _("not stuck")
-        return _("not stuck at %(value)s") % {"value": f"{rule.value:g}"}
-    return _("never NaN or infinite")
-
-
-def _version_label(entry: Entry) -> str:
-    versions = entry.versions
-    who = "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
-    if versions.removed:
-        return f"{who} {versions.introduced}–{versions.removed}"
-    return f"{who} ≥ {versions.introduced}"
 
 
 def _environment(
@@ -127,8 +98,8 @@ def _environment(
     env.filters["cell"] = _cell
     env.globals.update(
         link=link,
-        rule_text=lambda rule: _rule_text(rule, gettext),
-        version_label=_version_label,
+        rule_text=lambda rule: describe_rule(rule, gettext),
+        version_label=lambda entry: entry.version_text(short=True),
         tx=tx,
         notice=notice,
     )

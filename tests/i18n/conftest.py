@@ -22,6 +22,7 @@ def project(tmp_path: Path) -> Path:
         ("metrics_registry/site", "*.py"),
         ("metrics_registry/i18n", "*.py"),
         ("metrics_registry/schema", "*.json"),
+        ("metrics_registry", "describe.py"),
     ):
         (dest / folder).mkdir(parents=True, exist_ok=True)
         for path in (ROOT / folder).glob(pattern):

@@ -1,0 +1,43 @@
+"""One-line errors for every ``metrics-registry`` subcommand.
+
+The package's exceptions carry messages a user can act on; the commands
+print them as one line on stderr with a non-zero exit code instead of a
+traceback. (``metrics_registry.encoding`` keeps its own, being standalone.)
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+__all__ = ["fail", "user_errors"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print ``message`` as the command's one-line error and exit with ``code``."""
+    click.echo(f"metrics-registry: error: {message}", err=True)
+    sys.exit(code)
+
+
+def user_errors(*expected: type[BaseException]) -> Callable[[F], F]:
+    """Turn ``expected`` exceptions (and ``OSError``) into :func:`fail`."""
+
+    def decorate(function: F) -> F:
+        @wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(*args, **kwargs)
+            except expected as error:
+                fail(str(error))
+            except OSError as error:
+                fail(f"{error.filename or ''}: {error.strerror or error}")
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
