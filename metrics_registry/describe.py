@@ -11,7 +11,13 @@ from collections.abc import Callable
 
 from metrics_registry.models import ConstantRule, DirectionRule, RangeRule, SpikeRule
 
-__all__ = ["describe_rule"]
+__all__ = [
+    "describe_across_processes",
+    "describe_category",
+    "describe_reduce",
+    "describe_rule",
+    "describe_unit",
+]
 
 
 def _identity(message: str) -> str:
@@ -39,3 +45,77 @@ def describe_rule(rule: object, _: Callable[[str], str] = _identity) -> str:
             return _("not stuck")
         return _("not stuck at %(value)s") % {"value": f"{rule.value:g}"}
     return _("never NaN or infinite")
+
+
+def describe_reduce(value: str, _: Callable[[str], str] = _identity) -> str:
+    """The final reduction of an aggregation, in words."""
+    words = {
+        "mean": _("mean"),
+        "sum": _("sum"),
+        "min": _("minimum"),
+        "max": _("maximum"),
+        "std": _("standard deviation"),
+        "var": _("variance"),
+        "median": _("median"),
+        "count": _("count"),
+        "fraction": _("fraction"),
+        "histogram": _("histogram"),
+    }
+    return words.get(_value(value), _value(value))
+
+
+def describe_across_processes(value: str, _: Callable[[str], str] = _identity) -> str:
+    """How the processes of a distributed run are combined, in words."""
+    words = {
+        "gather": _("gathered from all processes, then reduced"),
+        "mean": _("each process reduces, then the results are averaged"),
+        "sum": _("summed over processes"),
+        "main_process": _("main process only"),
+        "none": _("per process, not combined"),
+    }
+    return words.get(_value(value), _value(value))
+
+
+def describe_category(value: str, _: Callable[[str], str] = _identity) -> str:
+    """A metric's category as a short label."""
+    words = {
+        "reward": _("reward"),
+        "kl": _("KL"),
+        "entropy": _("entropy"),
+        "policy": _("policy"),
+        "value": _("value function"),
+        "loss": _("loss"),
+        "clipping": _("clipping"),
+        "advantage": _("advantage"),
+        "length": _("length"),
+        "sampling": _("sampling"),
+        "tools": _("tools"),
+        "throughput": _("throughput"),
+        "schedule": _("schedule"),
+        "progress": _("progress"),
+    }
+    return words.get(_value(value), _value(value))
+
+
+def describe_unit(value: str, _: Callable[[str], str] = _identity) -> str:
+    """A metric's unit as a short label."""
+    words = {
+        "nats": _("nats"),
+        "fraction": _("fraction"),
+        "ratio": _("ratio"),
+        "dimensionless": _("dimensionless"),
+        "reward": _("reward scale"),
+        "tokens": _("tokens"),
+        "seconds": _("seconds"),
+        "count": _("count"),
+        "episodes": _("episodes"),
+        "per_second": _("per second"),
+        "learning_rate": _("learning rate"),
+        "turns": _("turns"),
+        "distribution": _("distribution"),
+    }
+    return words.get(_value(value), _value(value))
+
+
+def _value(value: object) -> str:
+    return str(getattr(value, "value", value))

@@ -322,7 +322,9 @@ def status(
 ) -> dict[str, dict[str, Counts]]:
     """``{lang: {group: Counts}}`` against the current English (freshly extracted).
 
-    Groups are the registry families (``grpo``, ``ppo``...) and ``ui``.
+    Groups are the registry families (``grpo``, ``ppo``...), ``ui``, and
+    ``pages``: the hand-written pages of ``docs/<lang>/``, where a page whose
+    English changed since its recorded revision counts as fuzzy.
     """
     templates = templates or extract_catalogs(root)
     result: dict[str, dict[str, Counts]] = {}
@@ -346,5 +348,28 @@ def status(
                 else:
                     counts.missing += 1
                     counts.missing_contexts.append(label)
+        pages = _page_counts(root, lang)
+        if pages.total:
+            groups["pages"] = pages
         result[lang] = dict(sorted(groups.items()))
     return result
+
+
+def _page_counts(root: Path, lang: str) -> Counts:
+    """The hand-written pages of ``docs/<lang>/`` as one more group (outdated counts as fuzzy)."""
+    from metrics_registry.i18n.pages import page_states, source_language_dir
+
+    counts = Counts()
+    if not source_language_dir(root).is_dir():
+        return counts
+    for page in page_states(root, lang):
+        label = f"docs/{lang}/{page.page}"
+        if page.state == "translated":
+            counts.translated += 1
+        elif page.state == "fuzzy":
+            counts.fuzzy += 1
+            counts.fuzzy_contexts.append(label)
+        else:
+            counts.missing += 1
+            counts.missing_contexts.append(label)
+    return counts

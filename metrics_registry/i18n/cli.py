@@ -1,4 +1,4 @@
-"""``metrics-registry i18n``: extract, update, compile, status, add-language.
+"""``metrics-registry i18n``: extract, update, compile, status, add-language, pages, stamp.
 
 Run from the project folder (the one holding ``i18n/``), or pass ``--root``.
 """
@@ -201,3 +201,61 @@ def status(  # noqa: PLR0917 (click passes options positionally by name)
             err=True,
         )
         sys.exit(1)
+
+
+@i18n_group.command()
+@click.argument(
+    "pages", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True)
+)
+@_root_option
+@_errors
+def stamp(pages: tuple[Path, ...], root: Path | None) -> None:
+    """Record that translated PAGES (docs/<lang>/...) follow the current English.
+
+    Run it after bringing a translated page up to date: it writes the
+    English page's revision into the front matter (the old file is kept as
+    <file>.bak).
+    """
+    from metrics_registry.i18n.pages import stamp as record
+
+    root = root or _find_root()
+    for page in pages:
+        click.echo(f"{page}: source_revision {record(page, root)}")
+
+
+@i18n_group.command(name="pages")
+@_root_option
+@_lang_option
+@click.option("--diff", "show_diff", is_flag=True, help="Show what changed in the English of outdated pages.")
+@_errors
+def pages_command(root: Path | None, langs: tuple[str, ...], show_diff: bool) -> None:
+    """State of every hand-written page in each language: translated, outdated or missing."""
+    import subprocess
+
+    from metrics_registry.i18n import languages
+    from metrics_registry.i18n.pages import page_states
+
+    root = root or _find_root()
+    for lang in langs or languages(root):
+        for page in page_states(root, lang):
+            label = {"translated": "translated", "fuzzy": "outdated", "missing": "missing"}[page.state]
+            click.echo(f"{lang}  {label:<10}  docs/{lang}/{page.page}")
+            if page.state != "fuzzy":
+                continue
+            if not page.recorded:
+                click.echo(
+                    "      no source_revision recorded: run 'metrics-registry i18n stamp' once it is current"
+                )
+            elif show_diff:
+                # The recorded revision is a Git blob id, so Git can show the change.
+                process = subprocess.run(
+                    ["git", "diff", "--no-color", page.recorded, page.current],
+                    cwd=root,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
+                click.echo(
+                    process.stdout
+                    or f"      (git cannot show blob {page.recorded}: {process.stderr.strip()})"
+                )

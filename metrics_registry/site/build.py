@@ -2,7 +2,10 @@
 
 One MkDocs build per language (a small generated config that INHERITs the
 repository's ``mkdocs.yml``), run in parallel; the research behind this
-choice is summarised in docs/en/contributing/site.md.
+choice is summarised in docs/en/contributing/site.md. After MkDocs, the
+build adds what MkDocs does not make: accent-free search for Vietnamese,
+the root pages (language chooser, 404, sitemap index), the machine-readable
+registry, and a link check over every language.
 """
 
 from __future__ import annotations
@@ -13,26 +16,22 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from metrics_registry.export import export_json
-from metrics_registry.fileio import atomic_write_text
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
+from metrics_registry.site.assets import copy_assets
 from metrics_registry.site.generate import generate_pages
+from metrics_registry.site.languages import DEFAULT_LANGUAGE, SITE_LANGUAGES
+from metrics_registry.site.linkcheck import check_links
+from metrics_registry.site.rootpages import write_root_pages
+from metrics_registry.site.search import add_accent_free_fields
 
-__all__ = ["LANGUAGES", "BuildError", "build_site", "find_project_root"]
-
-LANGUAGES = ("en",)
-
-_ROOT_INDEX = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>RL metrics registry</title>
-<meta http-equiv="refresh" content="0; url=en/">
-<link rel="canonical" href="en/"></head>
-<body><p><a href="en/">English</a></p></body></html>
-"""
+__all__ = ["BuildError", "BuildReport", "build_site", "data_files", "find_project_root"]
 
 
 class BuildError(RegistryError):
@@ -45,10 +44,12 @@ class BuildReport:
     seconds_generate: float
     seconds_mkdocs: float
     pages: int
+    languages: tuple[str, ...]
+    seconds_per_language: dict[str, float] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return (
-            f"built {self.pages} generated pages into {self.output} "
+            f"built {', '.join(self.languages)} ({self.pages} pages) into {self.output} "
             f"(generation {self.seconds_generate:.2f} s, MkDocs {self.seconds_mkdocs:.2f} s)"
         )
 
@@ -64,75 +65,165 @@ def find_project_root(start: Path | None = None) -> Path:
     )
 
 
-def _nav(registry: Registry, docs: Path) -> list[object]:
-    reference = [{family.title: f"reference/{fid}.md"} for fid, family in registry.families.items()]
-    contributing = sorted(p.relative_to(docs).as_posix() for p in (docs / "contributing").glob("*.md"))
-    return [
-        {"Home": "index.md"},
-        {"All metrics": "metrics.md"},
-        {"Reference": reference},
-        {"Contributing": contributing},
+def data_files(registry: Registry) -> dict[str, str]:
+    """The machine-readable registry, published at stable URLs next to the pages."""
+    return {
+        "metrics.json": export_json(registry),
+        "schema.json": schema_text("export"),
+        "registry-file.schema.json": schema_text("registry-file"),
+    }
+
+
+def _nav(registry: Registry, docs: Path, _: Callable[[str], str]) -> list[object]:
+    """The navigation, with section titles in the page's language (page titles come from the pages)."""
+
+    def pages(folder: str) -> list[str]:
+        return sorted(p.relative_to(docs).as_posix() for p in (docs / folder).glob("*.md"))
+
+    reference: list[object] = [f"reference/{family_id}.md" for family_id in registry.families]
+    if (docs / "api.md").exists():
+        reference.append("api.md")
+    nav: list[object] = [
+        {_("Home"): "index.md"},
+        {_("Guides"): ["reading-a-run.md", "legacy-names.md", "metrics.md"]},
+        {_("Reference"): reference},
     ]
+    if pages("tools"):
+        nav.append({_("Tools"): pages("tools")})
+    nav.append({_("Contributing"): pages("contributing")})
+    return nav
 
 
-def _mkdocs(config: Path) -> tuple[int, str]:
+def _site_url(root: Path, site_url: str | None) -> str:
+    if site_url is None:
+        from mkdocs.config import load_config  # only read, to honour the repository's setting
+
+        site_url = load_config(str(root / "mkdocs.yml")).site_url or "http://127.0.0.1:8000/"
+    return site_url if site_url.endswith("/") else site_url + "/"
+
+
+def _config(
+    root: Path,
+    work: Path,
+    *,
+    docs: Path,
+    output: Path,
+    lang: str,
+    codes: tuple[str, ...],
+    base_url: str,
+    nav: list[object],
+) -> dict[str, object]:
+    """The MkDocs config of one language (JSON is valid YAML, and needs no YAML writer here)."""
+    languages = [
+        {
+            "code": other.code,
+            "name": other.name,
+            "hreflang": other.hreflang,
+            "url": f"{base_url}{other.code}/",
+            "path": f"../{other.code}/",  # relative to this language's root, for the switcher
+            "default": other.code == DEFAULT_LANGUAGE,
+            "current": other.code == lang,
+        }
+        for other in SITE_LANGUAGES
+        if other.code in codes
+    ]
+    return {
+        "INHERIT": os.path.relpath(root / "mkdocs.yml", work),
+        "docs_dir": os.path.relpath(docs, work),
+        "site_dir": str(output / lang),
+        "site_url": f"{base_url}{lang}/",
+        "theme": {"name": "material", "language": lang, "custom_dir": str(root / "docs" / "overrides")},
+        # extra.alternate turns Material's language switcher on; its entries are
+        # replaced by the page-level links of docs/overrides/partials/alternate.html
+        "extra": {
+            "alternate": [
+                {"name": item["name"], "link": item["path"], "lang": item["code"]} for item in languages
+            ],
+            "site_languages": languages,
+        },
+        "nav": nav,
+    }
+
+
+def _mkdocs(config: Path) -> tuple[int, str, float]:
+    started = time.perf_counter()
     process = subprocess.run(
         # no --quiet: MkDocs only counts the warnings it logs, so quiet would hide them from --strict
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)],
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "NO_COLOR": "1"},
+        env={**os.environ, "NO_COLOR": "1", "NO_MKDOCS_2_WARNING": "1"},
     )
-    return process.returncode, process.stderr + process.stdout
+    return process.returncode, process.stderr + process.stdout, time.perf_counter() - started
 
 
 def build_site(
-    registry: Registry, *, output: Path, project_root: Path | None = None, work: Path | None = None
+    registry: Registry,
+    *,
+    output: Path,
+    project_root: Path | None = None,
+    work: Path | None = None,
+    languages: tuple[str, ...] | None = None,
+    site_url: str | None = None,
+    jobs: int | None = None,
 ) -> BuildReport:
     """Generate every language's pages and build them; raise :class:`BuildError` on any warning.
 
     ``work`` holds the generated Markdown and configs (``build/`` of the
-    project by default; not committed).
+    project by default; not committed). ``jobs`` MkDocs builds run at once
+    (default: one per language).
     """
-    root = project_root or find_project_root()
-    output = output if output.is_absolute() else Path.cwd() / output
-    work = work or root / "build"
+    from metrics_registry.i18n.translate import UiTranslations, load_catalog
+
+    root = (project_root or find_project_root()).resolve()
+    output = (output if output.is_absolute() else Path.cwd() / output).resolve()
+    work = (work or root / "build").resolve()
     work.mkdir(parents=True, exist_ok=True)
+    codes = languages or tuple(language.code for language in SITE_LANGUAGES)
+    base_url = _site_url(root, site_url)
     started = time.perf_counter()
     configs = []
     pages = 0
-    for language in LANGUAGES:
-        docs = work / "docs" / language
-        pages += len(generate_pages(registry, root / "docs" / language, docs))
-        # the machine-readable registry, next to the pages that link to it
-        (docs / "metrics.json").write_text(export_json(registry), encoding="utf-8")
-        (docs / "schema.json").write_text(schema_text("export"), encoding="utf-8")
-        config = {
-            "INHERIT": os.path.relpath(root / "mkdocs.yml", work),
-            "docs_dir": os.path.relpath(docs, work),
-            "site_dir": str(output / language),
-            "theme": {"name": "material", "language": language},
-            "nav": _nav(registry, docs),
-        }
-        path = work / f"mkdocs.{language}.yml"
-        # JSON is valid YAML, and needs no YAML writer in the core package.
+    data = data_files(registry)
+    for lang in codes:
+        docs = work / "docs" / lang
+        pages += len(generate_pages(registry, root, docs, lang=lang))
+        copy_assets(root, docs)
+        for name, text in data.items():  # next to the pages that link to them
+            (docs / name).write_text(text, encoding="utf-8")
+        ui = UiTranslations(lang, load_catalog(root, lang, "ui")) if lang != "en" else None
+        nav = _nav(registry, docs, ui.gettext if ui else (lambda message: message))
+        path = work / f"mkdocs.{lang}.yml"
+        config = _config(
+            root, work, docs=docs, output=output, lang=lang, codes=codes, base_url=base_url, nav=nav
+        )
         path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
         configs.append(path)
     generated = time.perf_counter()
     if output.exists():
         shutil.rmtree(output)
-    with ThreadPoolExecutor(max_workers=len(configs)) as pool:
+    with ThreadPoolExecutor(max_workers=jobs or len(configs)) as pool:
         results = list(pool.map(_mkdocs, configs))
-    for config, (code, log) in zip(configs, results, strict=True):
+    for config, (code, log, _) in zip(configs, results, strict=True):
         if code != 0:
             lines = [line for line in log.splitlines() if line.strip()]
             problems = [line for line in lines if line.startswith(("WARNING", "ERROR"))] or lines[-5:]
             raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
-    output.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(output / "index.html", _ROOT_INDEX, backup=False)
-    atomic_write_text(output / "metrics.json", export_json(registry), backup=False)
-    atomic_write_text(output / "schema.json", schema_text("export"), backup=False)
-    atomic_write_text(output / "registry-file.schema.json", schema_text("registry-file"), backup=False)
+    for lang in codes:
+        add_accent_free_fields(output / lang / "search" / "search_index.json", lang)
+    write_root_pages(output, codes, data, base_url)
+    problems = check_links(output)
+    if problems:
+        shown = "\n  ".join(str(problem) for problem in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise BuildError(f"broken links in the built site ({len(problems)}):\n  {shown}{more}")
     done = time.perf_counter()
-    return BuildReport(output, generated - started, done - generated, pages)
+    return BuildReport(
+        output,
+        generated - started,
+        done - generated,
+        pages,
+        codes,
+        {lang: seconds for lang, (_, _, seconds) in zip(codes, results, strict=True)},
+    )

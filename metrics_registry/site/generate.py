@@ -7,17 +7,26 @@ later (see docs/en/contributing/site.md).
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from metrics_registry.describe import (
+    describe_across_processes,
+    describe_category,
+    describe_reduce,
+    describe_rule,
+    describe_unit,
+)
+from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.keys import Reference
-from metrics_registry.describe import describe_rule
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
+from metrics_registry.site.source import example_code, reference_source
 
 if TYPE_CHECKING:
     from metrics_registry.i18n.translate import Translator, UiTranslations
@@ -26,6 +35,11 @@ __all__ = ["generate_pages"]
 
 #: Where a reader learns how to help translate, relative to a language's docs folder.
 HELP_PAGE = "contributing/translating.md"
+#: The API reference (mkdocstrings) and the modules it documents.
+API_PAGE = "api.md"
+API_DOCUMENTED = "metrics_registry.reference."
+#: Pages generated at the top of every language's docs folder.
+GENERATED_PAGES = ("metrics.md", "reading-a-run.md", "legacy-names.md")
 
 
 def _cell(text: str) -> str:
@@ -38,8 +52,13 @@ def _identity(message: str) -> str:
 
 
 def _environment(
-    registry: Registry, translator: Translator | None = None, ui: UiTranslations | None = None
+    registry: Registry,
+    translator: Translator | None = None,
+    ui: UiTranslations | None = None,
+    here: dict[str, str] | None = None,
 ) -> Environment:
+    """The Jinja environment of the page templates; ``here["page"]`` is the page being rendered."""
+    here = here if here is not None else {}
     env = Environment(
         extensions=["jinja2.ext.i18n"],
         loader=PackageLoader("metrics_registry", "templates"),
@@ -79,7 +98,7 @@ def _environment(
         if translator is None or translator.lang is None:
             return ""
         statuses = translator.statuses(owner)
-        link = f"../{HELP_PAGE}"
+        link = _help_link(here.get("page", "reference/page.md"))
         help_text = gettext("Help translate")
         blocks = []
         if "missing" in statuses:
@@ -95,15 +114,34 @@ def _environment(
             blocks.append(f'!!! warning "{title}"\n\n    {text} [{help_text}]({link})\n')
         return "\n".join(blocks)
 
+    def crucial_of(family_id: str) -> list[Entry]:
+        return sorted((e for e in registry.in_family(family_id) if e.metric.crucial), key=lambda e: e.key)
+
     env.filters["cell"] = _cell
     env.globals.update(
         link=link,
+        ref_label=lambda reference: str(Reference.parse(reference)),
         rule_text=lambda rule: describe_rule(rule, gettext),
+        reduce_label=lambda value: describe_reduce(value, gettext),
+        across_label=lambda value: describe_across_processes(value, gettext),
+        category_label=lambda value: describe_category(value, gettext),
+        unit_label=lambda value: describe_unit(value, gettext),
         version_label=lambda entry: entry.version_text(short=True),
         tx=tx,
         notice=notice,
+        crucial_of=crucial_of,
+        reference_source=reference_source,
+        example_code=example_code,
+        api_link=_api_link,
     )
     return env
+
+
+def _api_link(reference: str) -> str:
+    """Link from a family page to a reference function on the API page ('' if not documented there)."""
+    if not reference.startswith(API_DOCUMENTED):
+        return ""
+    return f"../{API_PAGE}#{reference}"
 
 
 def _tidy(markdown: str) -> str:
@@ -129,61 +167,141 @@ def _tidy(markdown: str) -> str:
     return "\n".join(out).strip("\n") + "\n"
 
 
-def _ui_notice(markdown: str, ui: UiTranslations | None) -> str:
+def _help_link(page: str) -> str:
+    """Relative link from ``page`` (a path below the language folder) to the translation guide."""
+    return os.path.relpath(HELP_PAGE, str(PurePosixPath(page).parent)).replace(os.sep, "/")
+
+
+def _insert_after_title(markdown: str, block: list[str]) -> str:
+    """Insert Markdown lines after the page's first ``# `` heading (after front matter)."""
+    lines = markdown.split("\n")
+    fenced = False
+    for index, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced and line.startswith("# "):
+            lines[index + 1 : index + 1] = ["", *block, ""]
+            return "\n".join(lines)
+    return "\n".join([*block, "", *lines])
+
+
+def _ui_notice(markdown: str, ui: UiTranslations | None, page: str) -> str:
     """Add a notice under the first heading when UI strings of the page fell back to English."""
     if ui is None or not ui.fallbacks:
         return markdown
     text = ui.gettext("Some labels on this page are not translated yet and are shown in English.")
     link = ui.gettext("Help translate")
     ui.fallbacks.clear()
-    lines = markdown.split("\n")
-    for index, line in enumerate(lines):
-        if line.startswith("# "):
-            lines[index + 1 : index + 1] = ["", f'!!! info "{text}"', "", f"    [{link}](../{HELP_PAGE})"]
-            break
-    return "\n".join(lines)
+    return _insert_after_title(markdown, [f'!!! info "{text}"', "", f"    [{link}]({_help_link(page)})"])
 
 
-def generate_pages(
-    registry: Registry,
-    docs_source: Path,
-    out: Path,
-    *,
-    lang: str | None = None,
-    i18n_root: Path | None = None,
-) -> list[Path]:
-    """Copy the hand-written pages of ``docs_source`` to ``out`` and add the generated ones.
+def _page_notice(state: str, gettext: Callable[[str], str], page: str) -> list[str]:
+    """The notice of a hand-written page shown in English (missing) or translated from old English."""
+    if state == "missing":
+        title = gettext("Not translated yet")
+        text = gettext("This page is not translated yet; it is shown in English.")
+    else:
+        title = gettext("Translation outdated")
+        text = gettext(
+            "The English page has changed since this translation was made; "
+            "some of it may be out of date until the translation is updated."
+        )
+    link = gettext("Help translate")
+    return [f'!!! warning "{title}"', "", f"    {text} [{link}]({_help_link(page)})"]
 
-    With ``lang`` (and the project folder holding ``i18n/`` as ``i18n_root``)
-    the registry texts and UI strings come from that language's catalogs;
-    whatever is missing or outdated is written in English under a visible
-    notice linking to the contributor guide.
+
+def _handwritten_pages(root: Path, out: Path, lang: str, gettext: Callable[[str], str]) -> list[Path]:
+    """Every English hand-written page, in ``lang`` where translated, else English with a notice.
+
+    Every language thus has the same pages, which the language switcher and
+    the hreflang alternates rely on.
     """
+    english = root / "docs" / "en"
+    shutil.copytree(english, out, ignore=shutil.ignore_patterns("*.bak", "*.tmp"), dirs_exist_ok=True)
+    written = [out / page for page in english_pages(root)]
+    if lang == "en":
+        return written
+    for state in page_states(root, lang):
+        target = out / state.page
+        if state.translation is not None:
+            text = state.translation.read_text(encoding="utf-8")
+        else:
+            text = state.source.read_text(encoding="utf-8")
+        if state.state != "translated":
+            text = _insert_after_title(text, _page_notice(state.state, gettext, state.page))
+        target.write_text(text, encoding="utf-8")
+    return written
+
+
+def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en") -> list[Path]:
+    """Write the Markdown of one language into ``out``; return the pages written.
+
+    ``root`` is the project folder (``docs/``, ``i18n/``). Assets are not
+    copied here (see :mod:`metrics_registry.site.assets`).
+    The hand-written pages come from ``docs/<lang>/`` (English with a notice
+    where a translation is missing or outdated), the others are generated
+    from the registry. Registry texts and UI strings come from the
+    language's catalogs; whatever is missing or outdated is written in
+    English under a visible notice linking to the contributor guide.
+    """
+    root = Path(root)
     translator = ui = None
-    if lang is not None and lang != "en":
+    if lang != "en":
         from metrics_registry.i18n.translate import Translator, UiTranslations, load_catalog
 
-        root = Path(i18n_root) if i18n_root is not None else Path.cwd()
         translator = Translator(lang, load_catalog(root, lang, "registry"))
         ui = UiTranslations(lang, load_catalog(root, lang, "ui"))
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(docs_source, out)
-    env = _environment(registry, translator, ui)
-    written = []
-    reference = out / "reference"
-    reference.mkdir(exist_ok=True)
-    family_template = env.get_template("family.md.j2")
+    out.mkdir(parents=True)
+    gettext: Callable[[str], str] = ui.gettext if ui is not None else _identity
+    written = _handwritten_pages(root, out, lang, gettext)
+    if ui is not None:
+        ui.fallbacks.clear()  # the hand-written pages carry their own notice
+    here: dict[str, str] = {}
+    env = _environment(registry, translator, ui, here)
+
+    def render(template: str, page: str, **context: object) -> None:
+        here["page"] = page
+        text = env.get_template(template).render(**context)
+        path = out / page
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_tidy(_ui_notice(text, ui, page)), encoding="utf-8")
+        written.append(path)
+
     for family_id, family in registry.families.items():
         entries = sorted(registry.in_family(family_id), key=lambda e: e.key)
-        path = reference / f"{family_id}.md"
-        page = family_template.render(family=family, entries=entries, source_name=entries[0].path.name)
-        path.write_text(_tidy(_ui_notice(page, ui)), encoding="utf-8")
-        written.append(path)
-    index = out / "metrics.md"
-    page = env.get_template("index-of-metrics.md.j2").render(
-        entries=sorted(registry, key=lambda e: (e.key, e.family.id))
+        render(
+            "family.md.j2",
+            f"reference/{family_id}.md",
+            family=family,
+            entries=entries,
+            source_name=entries[0].path.name,
+        )
+    render(
+        "index-of-metrics.md.j2",
+        "metrics.md",
+        entries=sorted(registry, key=lambda e: (e.key, e.family.id)),
+        families=registry.families,
     )
-    index.write_text(_ui_notice(page, ui), encoding="utf-8")
-    written.append(index)
+    render("reading-a-run.md.j2", "reading-a-run.md", families=registry.families)
+    renamed, retired, aliases = _name_map(registry)
+    render("legacy-names.md.j2", "legacy-names.md", renamed=renamed, retired=retired, aliases=aliases)
     return written
+
+
+def _name_map(registry: Registry) -> tuple[list[tuple[Entry, Entry]], list[Entry], list[tuple[str, Entry]]]:
+    """(old, new) pairs from ``replaced_by``, retired keys without successor, and aliases."""
+    renamed: list[tuple[Entry, Entry]] = []
+    retired: list[Entry] = []
+    for entry in sorted(registry, key=lambda e: (e.family.id, e.key)):
+        successors = [registry.resolve(ref, entry.family.id) for ref in entry.metric.replaced_by]
+        found = [s for s in successors if s is not None]
+        renamed += [(entry, successor) for successor in found]
+        if not found and entry.versions.removed:
+            retired.append(entry)
+    aliases = sorted(
+        ((alias, entry) for entry in registry for alias in entry.metric.aliases),
+        key=lambda pair: (pair[0], pair[1].key),
+    )
+    return renamed, retired, aliases

@@ -48,11 +48,19 @@ def test_fuzzy_never_counts_as_translated(project: Path) -> None:
 
 
 def test_check_uses_the_bar(project: Path) -> None:
+    for lang in ("vi", "zh"):  # one entry untranslated, so neither language is at 100 %
+        path = project / "i18n" / lang / "LC_MESSAGES" / "registry.po"
+        catalog = read_catalog(path)
+        next(m for m in catalog if m.context == "grpo:kl|title").string = ""
+        path.write_text(render_po(catalog), encoding="utf-8")
+    _, report = _status(project)
+    lowest = min(report["languages"][lang]["total"]["percent"] for lang in ("vi", "zh"))
+    assert lowest < 100
     runner = CliRunner()
     base = ["i18n", "status", "--root", str(project), "--check"]
-    assert runner.invoke(cli, base).exit_code == 1  # far from 100 %
+    assert runner.invoke(cli, base).exit_code == 1  # default bar: 100 %
     assert runner.invoke(cli, [*base, "--min-translated", "0"]).exit_code == 0
-    assert runner.invoke(cli, [*base, "--min-translated", "50"]).exit_code == 1
+    assert runner.invoke(cli, [*base, "--min-translated", f"{lowest + 0.01:.2f}"]).exit_code == 1
 
 
 def test_text_status_lists_languages_and_families(project: Path) -> None:

@@ -2,17 +2,40 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
 from metrics_registry import Registry
+from metrics_registry.fileio import atomic_write_text
+from metrics_registry.i18n.catalogs import read_catalog, render_po
 from metrics_registry.i18n.translate import translate_registry
 from metrics_registry.site.generate import generate_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_translate_registry_gives_text_and_status(registry: Registry) -> None:
-    zh = translate_registry(registry, "zh", ROOT)
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the project's catalogs and docs where one Chinese entry and one label are untranslated."""
+    shutil.copytree(ROOT / "i18n", tmp_path / "i18n")
+    shutil.copytree(ROOT / "docs" / "en", tmp_path / "docs" / "en")
+    for domain, context, msgid in (
+        ("registry", "grpo:kl|details", None),
+        ("ui", None, "Aggregation"),
+    ):
+        path = tmp_path / "i18n" / "zh" / "LC_MESSAGES" / f"{domain}.po"
+        catalog = read_catalog(path)
+        for message in catalog:
+            if (context and message.context == context) or (msgid and message.id == msgid):
+                message.string = ""
+        atomic_write_text(path, render_po(catalog), backup=False)
+    return tmp_path
+
+
+def test_translate_registry_gives_text_and_status(registry: Registry, project: Path) -> None:
+    zh = translate_registry(registry, "zh", project)
     kl = zh["grpo:kl"]
     assert kl["summary"].status == "translated" and "KL 散度" in kl["summary"].text
     assert kl["details"].status == "missing" and kl["details"].text == kl["details"].english
@@ -20,20 +43,22 @@ def test_translate_registry_gives_text_and_status(registry: Registry) -> None:
     assert zh["grpo"]["title"].english == "GRPO"
 
 
-def test_generated_chinese_page_translates_and_marks_fallbacks(registry: Registry, tmp_path: Path) -> None:
-    generate_pages(registry, ROOT / "docs" / "en", tmp_path / "zh", lang="zh", i18n_root=ROOT)
-    page = (tmp_path / "zh" / "reference" / "grpo.md").read_text(encoding="utf-8")
+def test_generated_chinese_page_translates_and_marks_fallbacks(registry: Registry, project: Path) -> None:
+    generate_pages(registry, project, project / "zh", lang="zh")
+    zh = translate_registry(registry, "zh", project)["grpo:kl"]
+    page = (project / "zh" / "reference" / "grpo.md").read_text(encoding="utf-8")
     kl = page.split("{ #kl }")[1].split("\n## ")[0]
-    assert "**相对参考模型的 KL 散度.**" in kl
-    assert '!!! warning "尚未翻译"' in kl  # details are not translated yet
+    assert f"**{zh['title'].text}.** {zh['summary'].text}" in kl
+    assert '!!! warning "尚未翻译"' in kl  # the details are not translated in this copy
+    assert zh["details"].english in kl
     assert "[帮助翻译](../contributing/translating.md)" in kl
-    assert "**聚合方式:**" in kl
-    # UI strings that fell back are announced once, under the title
-    assert page.count('!!! info "Some labels on this page are not translated yet') == 1
+    # the label that fell back is in English, and announced once under the title
+    assert "**Aggregation:**" in kl
+    assert page.count('!!! info "') == 1
 
 
 def test_english_pages_have_no_notices(registry: Registry, tmp_path: Path) -> None:
-    generate_pages(registry, ROOT / "docs" / "en", tmp_path / "en")
+    generate_pages(registry, ROOT, tmp_path / "en")
     page = (tmp_path / "en" / "reference" / "grpo.md").read_text(encoding="utf-8")
     assert "!!! warning" not in page and "!!! info" not in page
     assert "**Healthy values**" in page and "**Aggregation:**" in page

@@ -60,7 +60,7 @@ def test_editing_one_summary_makes_exactly_that_entry_fuzzy(project: Path) -> No
     # the page shows the new English under the "outdated" notice
     docs = project / "docs"
     (docs / "en").mkdir(parents=True)
-    generate_pages(_load(project), docs / "en", project / "out", lang="zh", i18n_root=project)
+    generate_pages(_load(project), project, project / "out", lang="zh")
     page = (project / "out" / "reference" / "grpo.md").read_text(encoding="utf-8")
     section = page.split("{ #kl }")[1].split("\n## ")[0]
     assert '!!! warning "翻译已过时"' in section

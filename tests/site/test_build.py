@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,13 +13,7 @@ from metrics_registry import Registry
 from metrics_registry.site.build import BuildError, build_site
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def site(registry: Registry, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("site")
-    build_site(registry, output=base / "out", project_root=ROOT, work=base / "work")
-    return base / "out"
+LANGUAGES = ("en", "vi", "zh")
 
 
 def test_every_metric_has_its_anchor_on_its_family_page(site: Path, registry: Registry) -> None:
@@ -45,7 +40,10 @@ def test_machine_readable_files_are_published(site: Path, registry: Registry) ->
     exported = json.loads((site / "metrics.json").read_text(encoding="utf-8"))
     assert len(exported["metrics"]) == len(registry)
     assert json.loads((site / "schema.json").read_text(encoding="utf-8"))["title"]
-    assert "url=en/" in (site / "index.html").read_text(encoding="utf-8")
+    root = (site / "index.html").read_text(encoding="utf-8")
+    assert '<a href="vi/" hreflang="vi">' in root and '<a href="zh/" hreflang="zh-Hans">' in root
+    for lang in LANGUAGES:  # also next to each language's pages, which link to them
+        assert json.loads((site / lang / "metrics.json").read_text(encoding="utf-8")) == exported
 
 
 def test_no_request_to_google_fonts(site: Path) -> None:
@@ -53,10 +51,102 @@ def test_no_request_to_google_fonts(site: Path) -> None:
     assert "fonts.googleapis.com" not in html
 
 
+def test_every_language_has_every_page(site: Path) -> None:
+    pages = {
+        lang: {p.relative_to(site / lang) for p in (site / lang).rglob("index.html")} for lang in LANGUAGES
+    }
+    assert pages["en"] == pages["vi"] == pages["zh"]
+    assert len(pages["en"]) > 10
+
+
+def test_pages_declare_their_language_and_page_level_alternates(site: Path, base_url: str) -> None:
+    for lang, hreflang in (("en", "en"), ("vi", "vi"), ("zh", "zh")):
+        html = (site / lang / "reference" / "grpo" / "index.html").read_text(encoding="utf-8")
+        assert f'<html lang="{hreflang}"' in html
+        for other, tag in (("en", "en"), ("vi", "vi"), ("zh", "zh-Hans")):
+            assert f'<link rel="alternate" hreflang="{tag}" href="{base_url}{other}/reference/grpo/">' in html
+        assert f'hreflang="x-default" href="{base_url}en/reference/grpo/"' in html
+        # the switcher goes to the same page in the other language
+        assert 'href="../../../zh/reference/grpo/" hreflang="zh-Hans"' in html
+
+
+def test_each_language_has_its_404_page_and_sitemap(site: Path, base_url: str) -> None:
+    for lang in LANGUAGES:
+        assert f'<html lang="{lang}"' in (site / lang / "404.html").read_text(encoding="utf-8")
+        sitemap = (site / lang / "sitemap.xml").read_text(encoding="utf-8")
+        assert f"<loc>{base_url}{lang}/reference/grpo/</loc>" in sitemap
+    index = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert all(f"<loc>{base_url}{lang}/sitemap.xml</loc>" in index for lang in LANGUAGES)
+    assert "404.html" in (site / "404.html").read_text(encoding="utf-8")
+
+
+def test_no_page_loads_anything_from_another_host(site: Path, base_url: str) -> None:
+    loaded = re.compile(r'<(?:script|link|img|iframe)\b[^>]*?\b(?:src|href)="(https?://[^"]+)"')
+    for path in site.rglob("*.html"):
+        html = path.read_text(encoding="utf-8")
+        for url in loaded.findall(html):
+            assert url.startswith(base_url), f"{path.relative_to(site)} loads {url}"
+
+
+def test_formulas_come_with_a_local_katex(site: Path) -> None:
+    for lang in LANGUAGES:
+        assert (site / lang / "assets" / "katex" / "katex.min.js").exists()
+        assert any((site / lang / "assets" / "katex" / "fonts").glob("*.woff2"))
+        html = (site / lang / "reference" / "ppo" / "index.html").read_text(encoding="utf-8")
+        assert 'src="../../assets/katex/katex.min.js"' in html
+        assert '<div class="arithmatex">' in html
+
+
+def test_vietnamese_search_index_has_accent_free_fields(site: Path) -> None:
+    index = json.loads((site / "vi" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert {"title_folded", "text_folded"} <= set(index["config"]["fields"])
+    folded = [doc for doc in index["docs"] if "phân kỳ" in doc["text"].lower()]
+    assert folded and all("phan ky" in doc["text_folded"].lower() for doc in folded)
+    english = json.loads((site / "en" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert "text_folded" not in english["config"]["fields"]
+
+
+def test_chinese_search_index_is_segmented(site: Path) -> None:
+    index = json.loads((site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert r"\u200b" in index["config"]["separator"]  # jieba's segments are split on zero-width spaces
+    assert any("\u200b熵" in doc["text"] or "熵\u200b" in doc["text"] for doc in index["docs"])
+
+
+def test_metric_sections_show_reference_source_and_worked_example(site: Path) -> None:
+    html = (site / "en" / "reference" / "grpo" / "index.html").read_text(encoding="utf-8")
+    section = html.split('id="completions-mean_length"')[1].split("<h2 ")[0]
+    assert "Reference implementation" in section and "completion_length_stats" in section
+    assert "Worked example" in section and "25.0" in section
+    assert 'href="../../api/#metrics_registry.reference.lengths.completion_length_stats"' in section
+    api = (site / "en" / "api" / "index.html").read_text(encoding="utf-8")
+    assert 'id="metrics_registry.reference.lengths.completion_length_stats"' in api
+
+
+def test_guides_are_generated_in_every_language(site: Path, registry: Registry) -> None:
+    crucial = [e for e in registry if e.metric.crucial]
+    for lang in LANGUAGES:
+        guide = (site / lang / "reading-a-run" / "index.html").read_text(encoding="utf-8")
+        assert all(f'id="{e.family.id}-{e.anchor}"' in guide for e in crucial)
+        names = (site / lang / "legacy-names" / "index.html").read_text(encoding="utf-8")
+        assert "ppo/policy/approxkl" in names and "policy/approxkl_avg" in names
+
+
 def test_broken_link_fails_the_build(registry: Registry, tmp_path: Path) -> None:
+    project = _project_skeleton(tmp_path)
+    (project / "docs" / "en" / "index.md").write_text("# Home\n\n[gone](nowhere.md)\n", encoding="utf-8")
+    with pytest.raises(BuildError, match=r"nowhere\.md"):
+        build_site(
+            registry, output=tmp_path / "out", project_root=project, work=tmp_path / "work", languages=("en",)
+        )
+
+
+def _project_skeleton(tmp_path: Path) -> Path:
+    """A project with the real config, theme and assets but its own pages."""
     project = tmp_path / "project"
     (project / "docs" / "en" / "contributing").mkdir(parents=True)
-    (project / "mkdocs.yml").write_text((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), encoding="utf-8")
-    (project / "docs" / "en" / "index.md").write_text("# Home\n\n[gone](nowhere.md)\n", encoding="utf-8")
-    with pytest.raises(BuildError, match="nowhere.md"):
-        build_site(registry, output=tmp_path / "out", project_root=project, work=tmp_path / "work")
+    for name in ("mkdocs.yml", "package.json"):
+        shutil.copy2(ROOT / name, project / name)
+    for folder in ("docs/overrides", "docs/assets"):
+        shutil.copytree(ROOT / folder, project / folder)
+    (project / "node_modules").symlink_to(ROOT / "node_modules")
+    return project

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_family_page_sections(registry: Registry, tmp_path: Path) -> None:
-    generate_pages(registry, ROOT / "docs" / "en", tmp_path / "en")
+    generate_pages(registry, ROOT, tmp_path / "en")
     page = (tmp_path / "en" / "reference" / "grpo.md").read_text(encoding="utf-8")
     assert "## `kl` { #kl }" in page
     assert "`beta != 0.0`" in page or "beta" in page
@@ -21,6 +21,6 @@ def test_family_page_sections(registry: Registry, tmp_path: Path) -> None:
 
 
 def test_cross_family_links_point_to_the_other_page(registry: Registry, tmp_path: Path) -> None:
-    generate_pages(registry, ROOT / "docs" / "en", tmp_path / "en")
+    generate_pages(registry, ROOT, tmp_path / "en")
     page = (tmp_path / "en" / "reference" / "legacy-ppo.md").read_text(encoding="utf-8")
     assert "(ppo.md#objective-kl)" in page
