@@ -43,6 +43,7 @@ class BuildReport:
     output: Path
     seconds_generate: float
     seconds_mkdocs: float
+    seconds_finish: float
     pages: int
     languages: tuple[str, ...]
     seconds_per_language: dict[str, float] = field(default_factory=dict)
@@ -50,7 +51,8 @@ class BuildReport:
     def __str__(self) -> str:
         return (
             f"built {', '.join(self.languages)} ({self.pages} pages) into {self.output} "
-            f"(generation {self.seconds_generate:.2f} s, MkDocs {self.seconds_mkdocs:.2f} s)"
+            f"(generation {self.seconds_generate:.2f} s, MkDocs {self.seconds_mkdocs:.2f} s, "
+            f"checks {self.seconds_finish:.2f} s)"
         )
 
 
@@ -210,6 +212,7 @@ def build_site(
             lines = [line for line in log.splitlines() if line.strip()]
             problems = [line for line in lines if line.startswith(("WARNING", "ERROR"))] or lines[-5:]
             raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
+    built = time.perf_counter()
     for lang in codes:
         add_accent_free_fields(output / lang / "search" / "search_index.json", lang)
     write_root_pages(output, codes, data, base_url)
@@ -222,7 +225,8 @@ def build_site(
     return BuildReport(
         output,
         generated - started,
-        done - generated,
+        built - generated,
+        done - built,
         pages,
         codes,
         {lang: seconds for lang, (_, _, seconds) in zip(codes, results, strict=True)},

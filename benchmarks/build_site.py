@@ -1,0 +1,106 @@
+"""Print how long the site takes to build, and how the cost grows with the registry.
+
+    python benchmarks/build_site.py [--scale 10] [--repeat 1]
+
+For the real registry and for a synthetic one ``--scale`` times larger
+(copies of every family under new ids), it builds every language twice,
+once with one MkDocs build at a time and once with all in parallel, and
+prints the time of generating the Markdown against running MkDocs, and of
+the steps after MkDocs (search fields, root pages, link check). Figures
+vary with the machine's load: compare the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+import metrics_registry
+from metrics_registry.site.build import build_site
+from metrics_registry.site.languages import SITE_LANGUAGES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def synthetic_registry(scale: int, folder: Path) -> metrics_registry.Registry:
+    """The real families plus ``scale - 1`` renamed copies of each (cross-family links dropped)."""
+    yaml = YAML()
+    sources = [*sorted((ROOT / "metrics_registry" / "data").glob("*.yaml")), ROOT / "extensions" / "multiturn_grpo.yaml"]
+    paths = [ROOT / "extensions" / "multiturn_grpo.yaml"]
+    for copy in range(1, scale):
+        for source in sources:
+            data = yaml.load(source)
+            data["family"]["id"] = f"{data['family']['id']}-copy{copy}"
+            data["family"]["title"] = f"{data['family']['title']} ({copy})"
+            for metric in data["metrics"]:
+                for field in ("replaces", "replaced_by"):
+                    metric.pop(field, None)
+                metric["see_also"] = [ref for ref in metric.get("see_also", []) if ":" not in ref]
+            path = folder / f"{source.stem}-copy{copy}.yaml"
+            with path.open("w", encoding="utf-8") as handle:
+                yaml.dump(data, handle)
+            paths.append(path)
+    return metrics_registry.load(paths)
+
+
+def measure(registry: metrics_registry.Registry, jobs: int, work: Path) -> dict[str, float]:
+    started = time.perf_counter()
+    report = build_site(registry, output=work / "site", project_root=ROOT, work=work / "build", jobs=jobs)
+    total = time.perf_counter() - started
+    return {
+        "generate": report.seconds_generate,
+        "mkdocs": report.seconds_mkdocs,
+        "finish": report.seconds_finish,
+        "total": total,
+        "pages": report.pages,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--scale", type=int, default=10, help="size of the synthetic registry (default 10x)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per configuration; the best is shown")
+    args = parser.parse_args()
+    languages = len(SITE_LANGUAGES)
+    print(f"{languages} languages, Python {sys.version.split()[0]}; seconds, best of {args.repeat}\n")
+    header = f"{'registry':<22}{'builds':<10}{'pages':>6}{'generate':>10}{'mkdocs':>9}{'finish':>8}{'total':>8}"
+    print(header)
+    print("-" * len(header))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        registries = {
+            f"real ({len(metrics_registry.load([ROOT / 'extensions' / 'multiturn_grpo.yaml']))} metrics)": (
+                metrics_registry.load([ROOT / "extensions" / "multiturn_grpo.yaml"])
+            ),
+        }
+        large = synthetic_registry(args.scale, folder)
+        registries[f"{args.scale}x ({len(large)} metrics)"] = large
+        results: dict[tuple[str, int], dict[str, float]] = {}
+        for name, registry in registries.items():
+            for jobs, label in ((1, "one by one"), (languages, "parallel")):
+                runs = [measure(registry, jobs, folder / "work") for _ in range(args.repeat)]
+                best = min(runs, key=lambda run: run["total"])
+                results[(name, jobs)] = best
+                print(
+                    f"{name:<22}{label:<10}{best['pages']:>6.0f}{best['generate']:>10.2f}"
+                    f"{best['mkdocs']:>9.2f}{best['finish']:>8.2f}{best['total']:>8.2f}"
+                )
+        print()
+        names = list(registries)
+        for name in names:
+            one, many = results[(name, 1)], results[(name, languages)]
+            print(f"{name}: parallel MkDocs is {one['mkdocs'] / many['mkdocs']:.2f}x faster than one by one")
+        small, big = results[(names[0], languages)], results[(names[1], languages)]
+        print(
+            f"{args.scale}x the metrics: generation {big['generate'] / small['generate']:.1f}x, "
+            f"MkDocs {big['mkdocs'] / small['mkdocs']:.1f}x, total {big['total'] / small['total']:.1f}x the time"
+        )
+
+
+if __name__ == "__main__":
+    main()
