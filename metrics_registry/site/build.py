@@ -83,6 +83,7 @@ def _nav(registry: Registry, docs: Path, _: Callable[[str], str]) -> list[object
         return sorted(p.relative_to(docs).as_posix() for p in (docs / folder).glob("*.md"))
 
     reference: list[object] = [f"reference/{family_id}.md" for family_id in registry.families]
+    reference += pages("notes")
     if (docs / "api.md").exists():
         reference.append("api.md")
     nav: list[object] = [

@@ -26,6 +26,7 @@ from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.keys import Reference
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
+from metrics_registry.site.notes import find_notes, shift_headings
 from metrics_registry.site.source import example_code, reference_source
 
 if TYPE_CHECKING:
@@ -118,6 +119,7 @@ def _environment(
         return sorted((e for e in registry.in_family(family_id) if e.metric.crucial), key=lambda e: e.key)
 
     env.filters["cell"] = _cell
+    env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
     env.globals.update(
         link=link,
         ref_label=lambda reference: str(Reference.parse(reference)),
@@ -133,6 +135,7 @@ def _environment(
         reference_source=reference_source,
         example_code=example_code,
         api_link=_api_link,
+        alternatives=lambda spot: ", ".join(f"{a.char} {a.probability:.2f}" for a in spot.alternatives[1:4]),
     )
     return env
 
@@ -287,6 +290,21 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
     render("reading-a-run.md.j2", "reading-a-run.md", families=registry.families)
     renamed, retired, aliases = _name_map(registry)
     render("legacy-names.md.j2", "legacy-names.md", renamed=renamed, retired=retired, aliases=aliases)
+    for notes in find_notes(root):
+        if notes.family not in registry.families:
+            continue
+        body, translated = notes.text(lang)
+        page = f"notes/{notes.family}.md"
+        render(
+            "notes.md.j2",
+            page,
+            family=registry.families[notes.family],
+            notes=notes,
+            lang=lang,
+            body=shift_headings(body.strip("\n")),
+            translated=translated,
+            help_link=_help_link(page),
+        )
     return written
 
 
