@@ -9,6 +9,7 @@ decodes to a real character, and let the language model choose.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations, product
 
 from metrics_registry.encoding.language_model import is_junk
@@ -28,6 +29,7 @@ class Candidate:
     char: str
     inserted: int
     nbsp: bool  # the plain space after the unit was its last byte, 0xA0
+    keep: bool = False  # the damaged text as it is: it may not have been damaged at all
 
     def cost(self, nbsp_cost: float) -> float:
         """Prior log-odds of the damage this reading assumes (every change is a little unlikely)."""
@@ -57,19 +59,27 @@ def _char(data: bytes) -> str | None:
 
 def candidates(unit: Unit, droppable: frozenset[int]) -> list[Candidate]:
     """The readings of a short unit, best prior first; empty when it lost too much."""
-    total = len(unit.body) + unit.missing
+    return list(_candidates(unit.body, unit.missing, unit.optional_nbsp, droppable))
+
+
+@lru_cache(maxsize=20_000)
+def _candidates(
+    body: bytes, missing: int, optional_nbsp: bool, droppable: frozenset[int]
+) -> tuple[Candidate, ...]:
+    """:func:`candidates`, remembered: the same damaged characters come back all through a document."""
+    total = len(body) + missing
     found: dict[str, Candidate] = {}
-    hypotheses = [(unit.body, unit.missing, False)]
-    if unit.optional_nbsp:
-        hypotheses.append((unit.body + bytes([_NBSP]), unit.missing - 1, True))
-    for body, missing, nbsp in hypotheses:
-        if missing > MAX_MISSING:
+    hypotheses = [(body, missing, False)]
+    if optional_nbsp:
+        hypotheses.append((body + bytes([_NBSP]), missing - 1, True))
+    for known, lost, nbsp in hypotheses:
+        if lost > MAX_MISSING:
             continue
-        for data in _fill(body, total, droppable, missing) if missing else {body}:
+        for data in _fill(known, total, droppable, lost) if lost else {known}:
             char = _char(data)
             if char is None:
                 continue
-            candidate = Candidate(char, missing, nbsp)
+            candidate = Candidate(char, lost, nbsp)
             if char not in found or candidate.cost(2.5) > found[char].cost(2.5):
                 found[char] = candidate
-    return sorted(found.values(), key=lambda c: (-c.cost(2.5), c.char))
+    return tuple(sorted(found.values(), key=lambda c: (-c.cost(2.5), c.char)))

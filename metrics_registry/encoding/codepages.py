@@ -21,17 +21,23 @@ _SOFT_HYPHEN = "\u00ad"
 
 @dataclass(frozen=True)
 class Codepage:
-    """One code page, as the two tables a repair needs.
+    """One code page, as the tables a repair needs.
 
-    ``to_byte`` maps each character of the upper half (0x80-0xFF) to its
-    byte; ASCII maps to itself in every code page here. ``droppable`` holds
-    the bytes that a round trip through this code page tends to lose.
+    ``to_char`` is the character each byte of the upper half (0x80-0xFF)
+    becomes, the C1 control of the same number for a byte the code page
+    leaves undefined (what lenient decoders such as ftfy's "sloppy" codecs
+    and browsers write). ``to_byte`` reads characters back: those of
+    ``to_char``, and every C1 control as its own byte, since no text holds
+    C1 controls but mojibake (a file read partly as Latin-1 keeps them).
+    ASCII maps to itself in every code page here. ``droppable`` holds the
+    bytes that a round trip through this code page tends to lose.
     """
 
     name: str
     label: str
     to_byte: dict[str, int]
     droppable: frozenset[int]
+    to_char: dict[int, str]
 
     @property
     def high_chars(self) -> str:
@@ -42,19 +48,21 @@ class Codepage:
         return bytes(ord(ch) if ch < "\x80" else self.to_byte[ch] for ch in text)
 
     def sloppy_encode(self, text: str) -> bytes | None:
-        """Like :meth:`encode`, also taking C1 controls for the bytes the code page leaves undefined
-        (what lenient decoders, ftfy's "sloppy" codecs among them, produce); ``None`` if impossible."""
+        """Like :meth:`encode`, but ``None`` when a character has no byte in this code page."""
         out = bytearray()
         for ch in text:
             if ch < "\x80":
                 out.append(ord(ch))
             elif ch in self.to_byte:
                 out.append(self.to_byte[ch])
-            elif ch <= "\x9f" and ord(ch) in self.droppable:
-                out.append(ord(ch))
             else:
                 return None
         return bytes(out)
+
+    @property
+    def pair_re(self) -> re.Pattern[str]:
+        """A lead byte and a continuation byte of UTF-8, maybe with a space (a lost NBSP) between."""
+        return _pair_re(self.name)
 
     @property
     def cluster_re(self) -> re.Pattern[str]:
@@ -63,18 +71,19 @@ class Codepage:
 
 
 def _build(name: str, label: str) -> Codepage:
-    to_byte: dict[str, int] = {}
+    to_char: dict[int, str] = {}
     droppable: set[int] = set()
     for byte in range(0x80, 0x100):
         try:
             char = bytes([byte]).decode(name)
         except UnicodeDecodeError:
-            droppable.add(byte)
-            continue
+            char = chr(byte)
         if char == _SOFT_HYPHEN or "\x80" <= char <= "\x9f":
             droppable.add(byte)
-        to_byte[char] = byte
-    return Codepage(name, label, to_byte, frozenset(droppable))
+        to_char[byte] = char
+    to_byte = {chr(byte): byte for byte in range(0x80, 0xA0)}
+    to_byte.update((char, byte) for byte, char in to_char.items())
+    return Codepage(name, label, to_byte, frozenset(droppable), to_char)
 
 
 #: The code pages tried, most common first (the order breaks ties).
@@ -105,6 +114,14 @@ def codepage(name: str) -> Codepage:
 def _cluster_re(name: str) -> re.Pattern[str]:
     chars = re.escape(codepage(name).high_chars)
     return re.compile(f"(?:[{chars}]|(?<=[{chars}]) (?=[{chars}]))+")
+
+
+@cache
+def _pair_re(name: str) -> re.Pattern[str]:
+    page = codepage(name)
+    leads = {char for char, byte in page.to_byte.items() if 0xC2 <= byte <= 0xF4}
+    conts = {char for char, byte in page.to_byte.items() if 0x80 <= byte <= 0xBF}
+    return re.compile(f"[{_class(leads)}] ?[{_class(conts)}]")
 
 
 def _class(chars: set[str]) -> str:

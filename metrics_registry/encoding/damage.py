@@ -25,7 +25,7 @@ def mojibake(
     plain spaces, as editors and web forms do.
     """
     table = codepage(page)
-    to_char = {byte: char for char, byte in table.to_byte.items()}
+    to_char = table.to_char
     for _ in range(layers):
         data = text.encode("utf-8")
         if lossy:

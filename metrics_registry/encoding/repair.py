@@ -15,13 +15,16 @@ costs one regular-expression scan.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from typing import NamedTuple
 
 from metrics_registry.encoding.codepages import CODEPAGES, SUSPECT_RE, Codepage, codepage
+from metrics_registry.encoding.detection import Detection, detect
 from metrics_registry.encoding.findings import Edit, Finding, Kind
-from metrics_registry.encoding.lossy import detect, repair_lost_bytes
+from metrics_registry.encoding.lossy import repair_lost_bytes
+from metrics_registry.encoding.utf8 import UnitKind
 
 __all__ = ["Repaired", "diagnose", "repair", "repair_with_findings"]
 
@@ -65,12 +68,12 @@ def repair_with_findings(text: str) -> Repaired:
     current = text
     remaining: list[Edit] = []
     first = detect(text)
-    survived = first is not None and first.nbsp_survived
+    skip = _lossy_lines(text, first)
     for _ in range(_MAX_ROUNDS):
-        fixed, edits = _ftfy_pass(current, nbsp=first is None)
+        fixed, edits = _ftfy_pass(current, first, skip if current is text else frozenset())
         if edits:
             passes.append(edits)
-        after, lossy = repair_lost_bytes(fixed, nbsp_survived=survived)
+        after, lossy = repair_lost_bytes(fixed, first, pristine=fixed is text)
         changes = [e for e in lossy if e.replacement != fixed[e.start : e.end]]
         remaining = [e for e in lossy if e.replacement == fixed[e.start : e.end]]
         if changes:
@@ -78,34 +81,51 @@ def repair_with_findings(text: str) -> Repaired:
         if after == current:
             break
         current = after
-    findings = [_finding(text, passes[:i], e) for i, edits in enumerate(passes) for e in edits]
-    findings += [_finding(text, passes, e) for e in remaining]
+    shifts = [_Shift(edits) for edits in passes]
+    newlines = [match.start() for match in re.finditer("\n", text)]
+    findings = [_finding(text, newlines, shifts[:i], e) for i, edits in enumerate(passes) for e in edits]
+    findings += [_finding(text, newlines, shifts, e) for e in remaining]
     findings.sort(key=lambda f: (f.start, f.end))
     return Repaired(current, findings)
 
 
-def _ftfy_pass(text: str, *, nbsp: bool) -> tuple[str, list[Edit]]:
+def _lossy_lines(text: str, detection: Detection | None) -> frozenset[int]:
+    """The numbers (from 0) of the lines where a character lost bytes that no no-break space explains."""
+    if detection is None or not detection.lossy:
+        return frozenset()
+    newlines = [match.start() for match in re.finditer("\n", text)]
+    return frozenset(
+        bisect.bisect_left(newlines, sub.start)
+        for sub in detection.subs
+        if any(u.kind is UnitKind.SHORT and not u.optional_nbsp for u in sub.units)
+    )
+
+
+def _ftfy_pass(text: str, first: Detection | None, skip: frozenset[int]) -> tuple[str, list[Edit]]:
     """ftfy's ``fix_encoding`` on each line that shows mojibake, keeping only its exact re-decodings.
 
-    "This space was a no-break space" is a guess among others where bytes may
-    have been lost (a lost byte can explain the same text), so ftfy's
-    ``restore_byte_a0`` stands only when ``nbsp`` (no mojibake that
-    :mod:`.lossy` would judge); otherwise :mod:`.lossy` weighs it.
+    ``first`` is the mojibake :func:`.lossy.detect` found in the document
+    before any repair. When there is some, only re-decodings through its code
+    page stand, and "this space was a no-break space" is a guess among others
+    (a lost byte can explain the same text), so ftfy's ``restore_byte_a0`` is
+    left for :mod:`.lossy` to weigh. The lines numbered in ``skip`` lost bytes:
+    ftfy cannot repair them and :mod:`.lossy` decodes them whole, so they are
+    not given to ftfy (which would cost time for nothing).
     """
     if not SUSPECT_RE.search(text):
         return text, []
     import ftfy
 
-    detection = detect(text)
-    pages = CODEPAGES if detection is None else (detection.page, _LATIN1)
+    nbsp = first is None
+    pages = CODEPAGES if first is None else (first.page, _LATIN1)
 
     config = ftfy.TextFixerConfig(replace_lossy_sequences=False)
     out: list[str] = []
     edits: list[Edit] = []
     offset = 0
-    for match in _LINES.finditer(text):
+    for number, match in enumerate(_LINES.finditer(text)):
         line = match.group()
-        if SUSPECT_RE.search(line):
+        if number not in skip and SUSPECT_RE.search(line):
             fixed, plan = ftfy.fix_encoding_and_explain(line, config)
             if fixed != line and fixed.count("\ufffd") <= line.count("\ufffd"):
                 kind, codepage = _describe(plan or [])
@@ -116,6 +136,8 @@ def _ftfy_pass(text: str, *, nbsp: bool) -> tuple[str, list[Edit]]:
                 continue
         out.append(line)
         offset += len(line)
+    if not edits:
+        return text, []  # the same object: the caller can tell that nothing changed
     return "".join(out), _merge(edits)
 
 
@@ -195,33 +217,49 @@ def _describe(plan: list) -> tuple[Kind, str | None]:
     return Kind.MOJIBAKE, codepage
 
 
-def _back(edits: list[Edit], position: int, *, is_end: bool) -> int:
-    """Where ``position`` of a pass's output was in its input."""
-    delta = 0
-    for edit in edits:
-        new_start = edit.start + delta
-        new_end = new_start + len(edit.replacement)
+class _Shift:
+    """Maps positions of a pass's output back to its input (the pass made ``edits``, in order)."""
+
+    def __init__(self, edits: list[Edit]) -> None:
+        self.edits = edits
+        self.starts: list[int] = []  # where each replacement starts in the output
+        self.ends: list[int] = []
+        self.deltas: list[int] = []  # output offset minus input offset before each edit
+        delta = 0
+        for edit in edits:
+            self.starts.append(edit.start + delta)
+            self.ends.append(edit.start + delta + len(edit.replacement))
+            self.deltas.append(delta)
+            delta += len(edit.replacement) - (edit.end - edit.start)
+        self.total = delta
+
+    def back(self, position: int, *, is_end: bool) -> int:
+        """Where ``position`` of the output was in the input (a position inside a replacement goes to
+        the start of what it replaced, or to its end for the end of a span)."""
         if is_end:
-            if position <= new_start:
-                return position - delta
-            if position <= new_end:
-                return edit.end
-        else:
-            if position < new_start:
-                return position - delta
-            if position < new_end:
-                return edit.start
-        delta += len(edit.replacement) - (edit.end - edit.start)
-    return position - delta
+            index = bisect.bisect_left(self.ends, position)
+            if index == len(self.edits):
+                return position - self.total
+            if position <= self.starts[index]:
+                return position - self.deltas[index]
+            return self.edits[index].end
+        index = bisect.bisect_right(self.ends, position)
+        if index == len(self.edits):
+            return position - self.total
+        if position < self.starts[index]:
+            return position - self.deltas[index]
+        return self.edits[index].start
 
 
-def _finding(text: str, earlier: list[list[Edit]], edit: Edit) -> Finding:
-    """A finding for ``edit``, with its span carried back through the ``earlier`` passes to the input."""
+def _finding(text: str, newlines: list[int], earlier: list[_Shift], edit: Edit) -> Finding:
+    """A finding for ``edit``, with its span carried back through the ``earlier`` passes to the input
+    (whose line breaks are at ``newlines``)."""
     start, end = edit.start, edit.end
-    for edits in reversed(earlier):
-        start, end = _back(edits, start, is_end=False), _back(edits, end, is_end=True)
-    line = text.count("\n", 0, start) + 1
-    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    for shift in reversed(earlier):
+        start, end = shift.back(start, is_end=False), shift.back(end, is_end=True)
+    before = bisect.bisect_left(newlines, start)
+    line = before + 1
+    column = start - (newlines[before - 1] + 1 if before else 0) + 1
     return Finding(
         start,
         end,

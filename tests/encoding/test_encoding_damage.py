@@ -11,18 +11,6 @@ from metrics_registry.encoding import Kind, diagnose, repair
 from metrics_registry.encoding.damage import DAMAGE_KINDS, damage, mojibake
 
 LOSSLESS = ("latin-1", "windows-1252", "double-1252", "nbsp-1252")
-#: Known gaps (issue 6 is open): these combinations still leave some samples wrong,
-#: so they are not asserted here; benchmarks/encoding.py measures them.
-KNOWN_GAPS = {
-    ("en", "nbsp-1252"),
-    ("vi", "latin-1"),
-    ("vi", "windows-1252"),
-    ("vi", "nbsp-1252"),
-    ("zh-hans", "double-1252"),
-    ("zh-hans", "nbsp-1252"),
-    ("zh-hant", "windows-1252"),
-    ("zh-hant", "nbsp-1252"),
-}
 
 
 def accuracy(repaired: str, original: str) -> float:
@@ -32,7 +20,7 @@ def accuracy(repaired: str, original: str) -> float:
 
 @pytest.mark.parametrize(
     ("language", "kind"),
-    [(language, kind) for language in LANGUAGES for kind in LOSSLESS if (language, kind) not in KNOWN_GAPS],
+    [(language, kind) for language in LANGUAGES for kind in LOSSLESS],
 )
 def test_lossless_damage_is_undone_exactly(language: str, kind: str) -> None:
     for block in paragraphs(language):
@@ -46,12 +34,13 @@ def test_lost_bytes_are_restored_in_latin_script(language: str, kind: str) -> No
         assert repair(damage(block, kind)) == block
 
 
-@pytest.mark.parametrize("language", ["zh-hans"])  # zh-hant reaches 96.7% so far (issue 6)
-def test_lost_bytes_are_restored_in_chinese(language: str) -> None:
-    """Chinese characters lose a byte far more often; the language model gets almost all back."""
+@pytest.mark.parametrize(("language", "floor"), [("zh-hans", 0.985), ("zh-hant", 0.98)])
+def test_lost_bytes_are_restored_in_chinese(language: str, floor: float) -> None:
+    """Chinese characters lose a byte far more often (a quarter of them here); the language model gets
+    almost all back. (The issue's target is 0.99; see benchmarks/encoding.py for where it stands.)"""
     text = clean_text(language)
     repaired = repair(damage(text, "lossy-1254"))
-    assert accuracy(repaired, text) >= 0.985
+    assert accuracy(repaired, text) >= floor
     assert "Ã" not in repaired and "å" not in repaired
 
 
@@ -109,3 +98,16 @@ def test_bytes_are_refused() -> None:
 
     with pytest.raises(TypeError, match="decode"):
         repair_with_findings(b"bytes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("page", "lossy"), [("cp1252", False), ("cp1254", True)])
+def test_clean_lines_in_a_damaged_file_are_untouched(page: str, lossy: bool) -> None:
+    """Accented words, curly quotes and symbols between damaged lines keep every character."""
+    from test_encoding_clean import TRICKY
+
+    damaged = [mojibake(line, page, lossy=lossy) for line in clean_text("zh-hans").splitlines()[:14]]
+    mixed = "\n".join(f"{clean}\n{bad}" for clean, bad in zip(TRICKY * 2, damaged, strict=False))
+    repaired = repair(mixed)
+    for clean in TRICKY:
+        for line in clean.splitlines():
+            assert line in repaired

@@ -9,7 +9,7 @@ from conftest import FIXTURES
 from metrics_registry.encoding import Kind, diagnose, repair
 from metrics_registry.encoding.codepages import SUSPECT_RE
 from metrics_registry.encoding.damage import mojibake
-from metrics_registry.encoding.lossy import detect
+from metrics_registry.encoding.detection import detect
 
 SEED = FIXTURES / "training-logs-enhancements.zh.mojibake.md"
 EXPECTED = FIXTURES / "training-logs-enhancements.zh.reconstructed.md"
@@ -51,7 +51,7 @@ def test_seed_matches_the_reconstruction() -> None:
     wrong = [d for d in differences if d[0] not in AMBIGUOUS]
     report = "\n".join(f"expected {e!r}, got {g!r} in {c!r}" for e, g, c in differences)
     # About 180 characters lost a byte; a few readings fit the context as well as the right one.
-    assert len(wrong) <= 12, report
+    assert len(wrong) <= 10, report
     print(report)
 
 

@@ -1,0 +1,422 @@
+"""Choosing the readings of a line's damaged characters together: Viterbi search over a word lattice.
+
+A line is a row of *cells*: fixed characters, and *slots* (characters that
+lost bytes) with the readings they could have. Tokens are laid over the
+cells: Chinese words (any dictionary word whose characters fit the cells it
+covers, so a slot gets the readings that make words with its neighbours),
+Latin words (whole runs of letters) and single other characters. The best
+line is the best path of tokens, scored by :mod:`.language_model`: each
+word's log-probability, the class bigram between neighbouring tokens, the
+document's own characters and n-grams, and each reading's prior. A slot's
+readings are thereby chosen jointly with every other slot of the line, the
+way jieba segments a sentence, in time linear in the line's length.
+
+Written by hand because jieba, like every segmenter we know of, takes fixed
+text: none lays a lattice over cells that hold alternatives.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+from metrics_registry.encoding import language_model as lm
+
+__all__ = ["Cell", "Decoded", "Option", "decode"]
+
+#: States kept per cell (each is the class and last character of the tokens so far).
+BEAM = 6
+#: Readings of a Latin word tried from one start (a word with several damaged letters).
+_MAX_LATIN_PATHS = 256
+_UNKNOWN = "\ufffd"
+SINGLE_SLOT = -1.5
+
+
+class Option(NamedTuple):
+    """One reading of a slot."""
+
+    char: str
+    prior: float  # log-odds of the damage this reading assumes
+    skip: int = 0  # following cells it swallows: a space that was its last byte, 0xA0
+
+
+#: A fixed character, or a slot's readings (an empty tuple: nothing fits, left unknown).
+Cell = str | tuple[Option, ...]
+
+
+class _Token(NamedTuple):
+    start: int
+    end: int  # the cell after it
+    tag: str | None  # class for the bigram; None for white space, which lets the previous one through
+    score: float
+    first: str
+    last: str
+    first_slot: bool
+    last_slot: bool
+    choices: tuple[tuple[int, int], ...]  # (cell, option) of every slot it covers
+
+
+#: A path's state: the class of its last token, its last character, whether a slot gave that.
+_State = tuple[str | None, str, bool]
+
+
+@dataclass
+class Decoded:
+    """For every slot cell: the chosen option (``None`` if no path), and each option's probability."""
+
+    choice: dict[int, int | None]
+    probabilities: dict[int, list[float]]
+    score: float = -math.inf  # of the best path
+    path: list[tuple[str, str | None, float]] = field(default_factory=list)  # its tokens: text, class, gain
+
+
+class _Reading(NamedTuple):
+    char: str
+    option: int  # -1 for a fixed character
+    score: float  # the reading's prior and the document's support for it (0 for a fixed character)
+    step: int  # cells to the next one: 1, or 2 when it swallows a space
+    han: bool
+    letter: bool
+    simple: str  # the Simplified form of a Chinese character, which the dictionaries know
+
+
+def _reading(char: str, option: int, score: float, step: int) -> _Reading:
+    han = lm.is_han(char)
+    return _Reading(
+        char, option, score, step, han, lm.is_latin_letter(char), lm.simplify(char) if han else char
+    )
+
+
+@lru_cache(maxsize=4096)
+def _fixed(char: str) -> list[_Reading]:
+    """The one reading of a fixed character (shared: the same characters come back all the time)."""
+    return [_reading(char, -1, 0.0, 1)]
+
+
+class _Lattice:
+    def __init__(self, cells: list[Cell], doc: lm.DocumentContext) -> None:
+        self.cells = cells
+        self.doc = doc
+        self.fixed = "".join(c if isinstance(c, str) else _UNKNOWN for c in cells)
+        self.readings = [self._readings(i) for i in range(len(cells))]
+        self.fixed_letter = [isinstance(c, str) and _fixed(c)[0].letter for c in cells]
+        self._cache: dict[int, tuple[list[_Token], list[_Token]]] = {}
+
+    def _readings(self, index: int) -> list[_Reading]:
+        cell = self.cells[index]
+        if isinstance(cell, str):
+            return _fixed(cell)
+        if not cell:
+            return _fixed(_UNKNOWN)
+        return [
+            _reading(o.char, i, o.prior + self.doc.char_bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)
+        ]
+
+    def tokens(self, start: int) -> tuple[list[_Token], list[_Token]]:
+        """The tokens that start at cell ``start``: those that may follow a letter, and all of them
+        (no Latin word right after a letter: words are whole)."""
+        found = self._cache.get(start)
+        if found is None:
+            others = self._han(start) + self._other(start)
+            found = self._cache[start] = (others, others + self._latin(start))
+        return found
+
+    def text(self, token: _Token) -> str:
+        """What ``token`` reads, for a person looking at a decoding."""
+        chosen = dict(token.choices)
+        out = []
+        index = token.start
+        while index < token.end:
+            cell = self.cells[index]
+            if isinstance(cell, str) or not cell:
+                out.append(cell or _UNKNOWN)
+                index += 1
+            else:
+                option = cell[chosen[index]]
+                out.append(option.char)
+                index += 1 + option.skip
+        return "".join(out)
+
+    def _han(self, start: int) -> list[_Token]:
+        """Chinese words from ``start``: extend while some dictionary word has the prefix."""
+        out: list[_Token] = []
+        n = len(self.cells)
+        han_word, is_prefix = lm.han_word, lm.han_prefixes()
+        ngram_bonus, ngrams = self.doc.ngram_bonus, self.doc.ngrams
+        # (next cell, text, simplified text, choices, score so far, whether each character is a slot)
+        stack: list[tuple[int, str, str, tuple[tuple[int, int], ...], float, tuple[bool, ...]]] = [
+            (start, "", "", (), 0.0, ())
+        ]
+        while stack:
+            index, text, simple, choices, score, flags = stack.pop()
+            if index >= n:
+                continue
+            for char, option, reading_score, step, han, _, simple_char in self.readings[index]:
+                if not han:
+                    continue
+                following = index + step
+                is_slot = option >= 0
+                new_text = text + char
+                new_simple = simple + simple_char
+                new_flags = (*flags, is_slot)
+                new_choices = (*choices, (index, option)) if is_slot else choices
+                new_score = score + reading_score
+                # The document's support for the bigram and trigram that end here, if a slot is in them.
+                if len(new_text) >= 2 and (is_slot or new_flags[-2]):
+                    if new_text[-2:] in ngrams:
+                        new_score += ngram_bonus(new_text[-2:])
+                    if len(new_text) >= 3 and new_text[-3:] in ngrams:
+                        new_score += ngram_bonus(new_text[-3:])
+                elif len(new_text) >= 3 and new_flags[-3] and new_text[-3:] in ngrams:
+                    new_score += ngram_bonus(new_text[-3:])
+                known = han_word(new_simple)
+                if known is not None or len(new_text) == 1:
+                    logp, tag = known if known is not None else (lm.UNKNOWN_HAN, "n")
+                    if is_slot and len(new_text) == 1:
+                        logp += SINGLE_SLOT
+                    out.append(
+                        _Token(
+                            start,
+                            following,
+                            tag,
+                            logp + new_score,
+                            new_text[0],
+                            char,
+                            new_flags[0],
+                            is_slot,
+                            new_choices,
+                        )
+                    )
+                if is_prefix(new_simple):
+                    stack.append((following, new_text, new_simple, new_choices, new_score, new_flags))
+        return out
+
+    def _latin(self, start: int) -> list[_Token]:
+        """Latin words from ``start``, ended only where the next cell may hold something else."""
+        out: list[_Token] = []
+        n = len(self.cells)
+        # (next cell, text, choices, score so far, first character from a slot, last one from a slot)
+        paths: list[tuple[int, str, tuple[tuple[int, int], ...], float, bool, bool]] = [
+            (start, "", (), 0.0, False, False)
+        ]
+        while paths:
+            grown = []
+            for index, text, choices, score, first_slot, _ in paths:
+                if index >= n:
+                    continue
+                for char, option, reading_score, step, _, letter, _ in self.readings[index]:
+                    if not letter:
+                        continue
+                    following = index + step
+                    is_slot = option >= 0
+                    grown.append(
+                        (
+                            following,
+                            text + char,
+                            (*choices, (index, option)) if is_slot else choices,
+                            score + reading_score,
+                            first_slot or (not text and is_slot),
+                            is_slot,
+                        )
+                    )
+            if len(grown) > _MAX_LATIN_PATHS:
+                grown.sort(key=lambda path: -path[3])
+                grown = grown[:_MAX_LATIN_PATHS]
+            for index, text, choices, score, first_slot, last_slot in grown:
+                if index < n and self.fixed_letter[index]:
+                    continue  # the word goes on: it cannot end here
+                bonus = self.doc.word_bonus(text) if choices else 0.0
+                out.append(
+                    _Token(
+                        start,
+                        index,
+                        "eng",
+                        lm.latin_word_logp(text) + score + bonus,
+                        text[0],
+                        text[-1],
+                        first_slot,
+                        last_slot,
+                        choices,
+                    )
+                )
+            paths = grown
+        return out
+
+    def _other(self, start: int) -> list[_Token]:
+        out = []
+        for char, option, reading_score, step, han, letter, _ in self.readings[start]:
+            if han or letter:
+                continue
+            following = start + step
+            is_slot = option >= 0
+            score = lm.char_logp(char, chinese=self.doc.chinese)
+            if is_slot:
+                score += reading_score + self._brackets(start, char)
+            choices = ((start, option),) if is_slot else ()
+            out.append(_Token(start, following, _tag(char), score, char, char, is_slot, is_slot, choices))
+        return out
+
+    def _brackets(self, index: int, char: str) -> float:
+        return lm.bracket_bonus(char, self.fixed[:index], self.fixed[index + 1 :])
+
+
+def _tag(char: str) -> str | None:
+    if char.isspace():
+        return None
+    if char.isdigit():
+        return "m"
+    return "x"
+
+
+def decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
+    """The best reading of every slot in ``cells`` (one line), and how sure each choice is.
+
+    Only the stretches of the line around its slots are searched, each with
+    :data:`WINDOW` cells of context on either side (widened to whole Latin
+    words): words further away hardly sway a reading, and a long line with a
+    few damaged characters costs no more than short ones.
+    """
+    result = Decoded({}, {}, 0.0, [])
+    for start, end in _windows(cells):
+        part = _decode(cells[start:end], doc)
+        result.choice.update((start + i, c) for i, c in part.choice.items())
+        result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
+        result.score += part.score
+        result.path += part.path
+    return result
+
+
+#: Cells of context searched on either side of a line's slots.
+WINDOW = 5
+
+
+def _windows(cells: list[Cell]) -> list[tuple[int, int]]:
+    n = len(cells)
+    letter = [isinstance(c, str) and _fixed(c)[0].letter for c in cells]
+    slot = [not isinstance(c, str) for c in cells]
+    windows: list[tuple[int, int]] = []
+    for index in (i for i in range(n) if slot[i]):
+        start, end = max(0, index - WINDOW), min(n, index + 1 + WINDOW)
+        while start > 0 and letter[start - 1] and (letter[start] or slot[start]):
+            start -= 1
+        while end < n and letter[end] and (letter[end - 1] or slot[end - 1]):
+            end += 1
+        if windows and start <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
+        else:
+            windows.append((start, end))
+    return windows
+
+
+def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
+    lattice = _Lattice(cells, doc)
+    n = len(cells)
+    scores, back, edges = _forward(lattice, doc)
+    slots = [i for i, c in enumerate(cells) if not isinstance(c, str) and c]
+    choice: dict[int, int | None] = dict.fromkeys(slots)
+    probabilities: dict[int, list[float]] = {i: [0.0] * len(cells[i]) for i in slots}
+    if not scores[n]:
+        return Decoded(choice, probabilities)
+    state = max(scores[n], key=scores[n].__getitem__)
+    best_score = scores[n][state]
+    position = n
+    path = []
+    while position > 0:
+        previous, token = back[position][state]
+        gain = scores[position][state] - scores[token.start][previous]
+        path.append((lattice.text(token), token.tag, gain))
+        for cell, option in token.choices:
+            choice[cell] = option
+        position, state = token.start, previous
+    path.reverse()
+    _marginals(scores, edges, slots, cells, probabilities)
+    return Decoded(choice, probabilities, best_score, path)
+
+
+_Edge = tuple[_State, _Token, float, _State]
+
+
+def _forward(
+    lattice: _Lattice, doc: lm.DocumentContext
+) -> tuple[list[dict[_State, float]], list[dict[_State, tuple[_State, _Token]]], list[_Edge]]:
+    """The Viterbi pass: each state's best score, where it came from, and every edge taken."""
+    n = len(lattice.cells)
+    scores: list[dict[_State, float]] = [{} for _ in range(n + 1)]
+    back: list[dict[_State, tuple[_State, _Token]]] = [{} for _ in range(n + 1)]
+    edges: list[_Edge] = []
+    scores[0][(None, "\n", False)] = 0.0
+    transitions: dict[tuple[str | None, str | None], float] = {}
+    char_kinds: dict[str, tuple[bool, bool]] = {}
+    ngram_bonus, ngrams, is_han, is_letter = doc.ngram_bonus, doc.ngrams, lm.is_han, lm.is_latin_letter
+    for index in range(n):
+        frontier = scores[index]
+        if not frontier:
+            continue
+        if len(frontier) > BEAM:
+            frontier = scores[index] = dict(sorted(frontier.items(), key=lambda item: -item[1])[:BEAM])
+        after_letter, anything = lattice.tokens(index)
+        for state, value in frontier.items():
+            tag, last, last_slot = state
+            kinds = char_kinds.get(last)
+            if kinds is None:
+                kinds = char_kinds[last] = (is_han(last), is_letter(last))
+            last_han = kinds[0]
+            for token in after_letter if kinds[1] else anything:
+                end = token.end
+                if end > n:
+                    continue
+                pair = (tag, token.tag)
+                gain = transitions.get(pair)
+                if gain is None:
+                    gain = transitions[pair] = lm.transition(tag, token.tag)
+                gain += token.score
+                # The document's support for the bigram across the two tokens, when a slot is in it.
+                if (last_slot or token.first_slot) and last_han and last + token.first in ngrams:
+                    gain += ngram_bonus(last + token.first)
+                if token.tag is None:  # white space: the class before it carries on
+                    target: _State = (tag, token.last, False)
+                else:
+                    target = (token.tag, token.last, token.last_slot)
+                edges.append((state, token, gain, target))
+                total = value + gain
+                if total > scores[end].get(target, -math.inf):
+                    scores[end][target] = total
+                    back[end][target] = (state, token)
+    return scores, back, edges
+
+
+def _marginals(
+    scores: list[dict[_State, float]],
+    edges: list[_Edge],
+    slots: list[int],
+    cells: list[Cell],
+    probabilities: dict[int, list[float]],
+) -> None:
+    """Each reading's probability, from the best path through it (a backward pass over the edges)."""
+    n = len(scores) - 1
+    after: list[dict[_State, float]] = [{} for _ in range(n + 1)]
+    after[n] = dict.fromkeys(scores[n], 0.0)
+    best: dict[tuple[int, int], float] = {}
+    for state, token, gain, target in reversed(edges):  # edges were made in order of their start
+        rest = after[token.end].get(target)
+        if rest is None:
+            continue
+        through = gain + rest
+        start = after[token.start]
+        if through > start.get(state, -math.inf):
+            start[state] = through
+        if token.choices:
+            total = scores[token.start][state] + through
+            for choice in token.choices:
+                if total > best.get(choice, -math.inf):
+                    best[choice] = total
+    for cell in slots:
+        values = [best.get((cell, option), -math.inf) for option in range(len(cells[cell]))]
+        top = max(values)
+        if top == -math.inf:
+            continue
+        weights = [math.exp(v - top) for v in values]
+        total = sum(weights)
+        probabilities[cell] = [w / total for w in weights]
