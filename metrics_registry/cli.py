@@ -30,15 +30,22 @@ class _Context:
 
     def validate(self, *, translations: bool = False) -> tuple[Registry, list]:
         """Validate the registry; with ``translations``, the project's catalogs too."""
+        from metrics_registry.api import registry_paths
+        from metrics_registry.textfiles import check_text_files, project_text_files
+
         registry, findings = validate(self.extra, include_configured=self.use_config)
+        files = registry_paths(self.extra, include_configured=self.use_config)
         if translations and self.use_config:
             from metrics_registry.config import find_project_config
 
             config = find_project_config()
+            if config is not None:
+                files += list(project_text_files(config.parent))
             if config is not None and (config.parent / "i18n").is_dir():
                 from metrics_registry.i18n.qa import check_catalogs
 
                 findings.extend(check_catalogs(config.parent))
+        findings.extend(check_text_files(files))
         return registry, findings
 
     def load(self) -> Registry:
@@ -171,16 +178,24 @@ def registry_hint(registry: Registry, key: str, family: str | None, trl_version:
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "jsonschema", "rename-map", "python", "wandb"]),
+    default="json",
+    show_default=True,
+    help="json: every metric, with vi/zh translations; jsonschema: its schema; rename-map: old key ->"
+    " current key; python: a module of key constants; wandb: define_metric arguments.",
+)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write to a file.")
 @click.pass_obj
 @_user_errors
 def export(obj: _Context, fmt: str, output: Path | None) -> None:
-    """Export the whole registry for other tools (validates against 'schema')."""
-    from metrics_registry.export import export_json
+    """Export the whole registry for other tools (docs/en/tools/exports.md)."""
+    from metrics_registry.exports import EXPORTERS
     from metrics_registry.fileio import atomic_write_text
 
-    text = export_json(obj.load())
+    text = EXPORTERS[fmt](obj.load())
     if output:
         atomic_write_text(output, text, backup=False)
     else:
@@ -234,13 +249,34 @@ def new(obj: _Context, key: str, family: str, no_backup: bool) -> None:
     show_default=True,
     help="Folder for the built site.",
 )
+@click.option(
+    "--lang",
+    "langs",
+    multiple=True,
+    help="Build only this language (repeatable; default: en, vi and zh). For a quick preview.",
+)
+@click.option(
+    "--site-url",
+    help="URL the site is published at (default: site_url of mkdocs.yml); used in sitemaps and hreflang.",
+)
 @click.pass_obj
 @_user_errors
-def build(obj: _Context, output: Path) -> None:
-    """Generate the pages from the registry and build the site with MkDocs."""
-    from metrics_registry.site.build import build_site
+def build(obj: _Context, output: Path, langs: tuple[str, ...], site_url: str | None) -> None:
+    """Generate the pages from the registry and catalogs, and build the site with MkDocs.
 
-    report = build_site(obj.load(), output=output)
+    Every language is built in parallel with 'mkdocs build --strict': any
+    MkDocs warning, and any broken link or anchor in the result, fails the
+    build. Needs KaTeX from 'npm ci' (see README).
+    """
+    from metrics_registry.site.build import build_site
+    from metrics_registry.site.languages import site_language
+
+    for lang in langs:
+        try:
+            site_language(lang)
+        except ValueError as error:
+            fail(str(error), 2)
+    report = build_site(obj.load(), output=output, languages=langs or None, site_url=site_url)
     click.echo(report)
 
 
@@ -260,6 +296,12 @@ from metrics_registry.i18n.cli import i18n_group  # noqa: E402
 
 cli.add_command(i18n_group, name="i18n")
 cli.add_command(fix_encoding, name="fix-encoding")
+
+from metrics_registry.diff.cli import diff_command  # noqa: E402
+from metrics_registry.runs.cli import check_run_command  # noqa: E402
+
+cli.add_command(diff_command, name="diff")
+cli.add_command(check_run_command, name="check-run")
 
 
 def main() -> None:

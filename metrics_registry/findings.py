@@ -115,6 +115,13 @@ RULES: dict[str, Rule] = _rules(
         Severity.warning,
         "A metric marked computable: false has a reference or worked examples.",
     ),
+    # Text files of the project (metrics_registry/textfiles.py).
+    Rule(
+        "MR140",
+        "mojibake",
+        Severity.error,
+        "A registry file, catalog or docs page holds UTF-8 text decoded with a wrong code page.",
+    ),
     # Translations (metrics_registry/i18n/qa.py); checked on translated, non-fuzzy entries.
     Rule(
         "I18N200",

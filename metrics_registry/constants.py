@@ -1,0 +1,589 @@
+"""Metric keys as constants, generated from the registry: do not edit.
+
+Regenerate with ``metrics-registry --no-config export --format python -o metrics_registry/constants.py``;
+a test fails when this file is out of date. Each constant is ``<FAMILY>_<KEY>``;
+templated keys are format strings, e.g.
+``GRPO_REWARDS_REWARD_FUNC_NAME_MEAN.format(reward_func_name="accuracy_reward")``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "GRPO_AUX_LOSS",
+    "GRPO_CISPO_CLIP_RATIO",
+    "GRPO_CLIP_RATIO",
+    "GRPO_CLIP_RATIO_HIGH_MAX",
+    "GRPO_CLIP_RATIO_HIGH_MEAN",
+    "GRPO_CLIP_RATIO_LOW_MEAN",
+    "GRPO_CLIP_RATIO_LOW_MIN",
+    "GRPO_CLIP_RATIO_REGION_MEAN",
+    "GRPO_COMPLETIONS",
+    "GRPO_COMPLETIONS_CLIPPED_RATIO",
+    "GRPO_COMPLETIONS_MAX_LENGTH",
+    "GRPO_COMPLETIONS_MAX_TERMINATED_LENGTH",
+    "GRPO_COMPLETIONS_MEAN_LENGTH",
+    "GRPO_COMPLETIONS_MEAN_TERMINATED_LENGTH",
+    "GRPO_COMPLETIONS_MIN_LENGTH",
+    "GRPO_COMPLETIONS_MIN_TERMINATED_LENGTH",
+    "GRPO_COMPLETION_LENGTH",
+    "GRPO_ENTROPY",
+    "GRPO_ENTROPY_COEF",
+    "GRPO_EPOCH",
+    "GRPO_FRAC_REWARD_ZERO_STD",
+    "GRPO_GRAD_NORM",
+    "GRPO_KL",
+    "GRPO_LEARNING_RATE",
+    "GRPO_LOSS",
+    "GRPO_NUM_TOKENS",
+    "GRPO_POLICY_LOSS",
+    "GRPO_REWARD",
+    "GRPO_REWARDS_REWARD_FUNC_NAME",
+    "GRPO_REWARDS_REWARD_FUNC_NAME_MEAN",
+    "GRPO_REWARDS_REWARD_FUNC_NAME_STD",
+    "GRPO_REWARD_STD",
+    "GRPO_RUNTIME",
+    "GRPO_SAMPLES_PER_SECOND",
+    "GRPO_SAMPLING_IMPORTANCE_SAMPLING_RATIO_MAX",
+    "GRPO_SAMPLING_IMPORTANCE_SAMPLING_RATIO_MEAN",
+    "GRPO_SAMPLING_IMPORTANCE_SAMPLING_RATIO_MIN",
+    "GRPO_SAMPLING_SAMPLING_LOGP_DIFFERENCE_MAX",
+    "GRPO_SAMPLING_SAMPLING_LOGP_DIFFERENCE_MEAN",
+    "GRPO_STEPS_PER_SECOND",
+    "GRPO_STEP_TIME",
+    "GRPO_TOOLS_CALL_FREQUENCY",
+    "GRPO_TOOLS_FAILURE_FREQUENCY",
+    "GRPO_TOTAL_FLOS",
+    "GRPO_TRAIN_LOSS",
+    "GRPO_TRAIN_RUNTIME",
+    "GRPO_TRAIN_SAMPLES_PER_SECOND",
+    "GRPO_TRAIN_STEPS_PER_SECOND",
+    "GRPO_TRAIN_TOKENS_PER_SECOND",
+    "GRPO_VESPO_PHI_SEQ_MEAN",
+    "LEGACY_PPO_ENV_REWARD_DIST",
+    "LEGACY_PPO_ENV_REWARD_MEAN",
+    "LEGACY_PPO_ENV_REWARD_STD",
+    "LEGACY_PPO_GAME_LOG",
+    "LEGACY_PPO_OBJECTIVE_ENTROPY",
+    "LEGACY_PPO_OBJECTIVE_KL",
+    "LEGACY_PPO_OBJECTIVE_KL_COEF",
+    "LEGACY_PPO_OBJECTIVE_KL_DIST",
+    "LEGACY_PPO_OBJECTIVE_LOGPROBS",
+    "LEGACY_PPO_OBJECTIVE_REF_LOGPROBS",
+    "LEGACY_PPO_PPO_LEARNING_RATE",
+    "LEGACY_PPO_PPO_LOSS_POLICY",
+    "LEGACY_PPO_PPO_LOSS_TOTAL",
+    "LEGACY_PPO_PPO_LOSS_VALUE",
+    "LEGACY_PPO_PPO_MEAN_NON_SCORE_REWARD",
+    "LEGACY_PPO_PPO_MEAN_SCORES",
+    "LEGACY_PPO_PPO_POLICY_ADVANTAGES",
+    "LEGACY_PPO_PPO_POLICY_ADVANTAGES_MEAN",
+    "LEGACY_PPO_PPO_POLICY_APPROXKL",
+    "LEGACY_PPO_PPO_POLICY_CLIPFRAC",
+    "LEGACY_PPO_PPO_POLICY_ENTROPY",
+    "LEGACY_PPO_PPO_POLICY_POLICYKL",
+    "LEGACY_PPO_PPO_POLICY_RATIO",
+    "LEGACY_PPO_PPO_RETURNS_MEAN",
+    "LEGACY_PPO_PPO_RETURNS_VAR",
+    "LEGACY_PPO_PPO_STD_SCORES",
+    "LEGACY_PPO_PPO_TIME_PPO_OPTIMIZER_STEP",
+    "LEGACY_PPO_PPO_VAL_CLIPFRAC",
+    "LEGACY_PPO_PPO_VAL_ERROR",
+    "LEGACY_PPO_PPO_VAL_MEAN",
+    "LEGACY_PPO_PPO_VAL_VAR",
+    "LEGACY_PPO_PPO_VAL_VAR_EXPLAINED",
+    "LEGACY_PPO_PPO_VAL_VPRED",
+    "LEGACY_PPO_TIME_PPO_CALC_STATS",
+    "LEGACY_PPO_TIME_PPO_COMPUTE_ADVANTAGES",
+    "LEGACY_PPO_TIME_PPO_COMPUTE_REWARDS",
+    "LEGACY_PPO_TIME_PPO_FORWARD_PASS",
+    "LEGACY_PPO_TIME_PPO_OPTIMIZE_STEP",
+    "LEGACY_PPO_TIME_PPO_TOTAL",
+    "LEGACY_PPO_TOKENS_QUERIES_DIST",
+    "LEGACY_PPO_TOKENS_QUERIES_LEN_MEAN",
+    "LEGACY_PPO_TOKENS_QUERIES_LEN_STD",
+    "LEGACY_PPO_TOKENS_RESPONSES_DIST",
+    "LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN",
+    "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
+    "PPO_COMPLETIONS",
+    "PPO_EPISODE",
+    "PPO_EPOCH",
+    "PPO_EPS",
+    "PPO_LOSS_POLICY_AVG",
+    "PPO_LOSS_VALUE_AVG",
+    "PPO_LR",
+    "PPO_OBJECTIVE_ENTROPY",
+    "PPO_OBJECTIVE_KL",
+    "PPO_OBJECTIVE_NON_SCORE_REWARD",
+    "PPO_OBJECTIVE_RLHF_REWARD",
+    "PPO_OBJECTIVE_SCORES",
+    "PPO_POLICY_APPROXKL_AVG",
+    "PPO_POLICY_CLIPFRAC_AVG",
+    "PPO_POLICY_ENTROPY_AVG",
+    "PPO_VAL_CLIPFRAC_AVG",
+    "PPO_VAL_NUM_EOS_TOKENS",
+    "PPO_VAL_RATIO",
+    "PPO_VAL_RATIO_VAR",
+]
+
+
+# grpo: GRPOTrainer, TRL 0.16.0 and later
+
+#: Cumulative number of prompt and completion tokens generated for training so far, summed over all
+#: processes.
+GRPO_NUM_TOKENS: Final = "num_tokens"
+
+#: Mean length in tokens of all completions of the generation batch, truncated ones included, gathered
+#: from all processes.
+GRPO_COMPLETIONS_MEAN_LENGTH: Final = "completions/mean_length"
+
+#: Length in tokens of the shortest completion of the generation batch across all processes.
+GRPO_COMPLETIONS_MIN_LENGTH: Final = "completions/min_length"
+
+#: Length in tokens of the longest completion of the generation batch across all processes.
+GRPO_COMPLETIONS_MAX_LENGTH: Final = "completions/max_length"
+
+#: Fraction of the completions of the generation batch that stopped at the length limit without an EOS
+#: token.
+GRPO_COMPLETIONS_CLIPPED_RATIO: Final = "completions/clipped_ratio"
+
+#: Mean length in tokens of the completions of the generation batch that ended with an EOS token, gathered
+#: from all processes.
+GRPO_COMPLETIONS_MEAN_TERMINATED_LENGTH: Final = "completions/mean_terminated_length"
+
+#: Length in tokens of the shortest completion of the generation batch that ended with an EOS token.
+GRPO_COMPLETIONS_MIN_TERMINATED_LENGTH: Final = "completions/min_terminated_length"
+
+#: Length in tokens of the longest completion of the generation batch that ended with an EOS token.
+GRPO_COMPLETIONS_MAX_TERMINATED_LENGTH: Final = "completions/max_terminated_length"
+
+#: Mean number of completion tokens up to and including the first EOS, over all completions of all
+#: processes.
+#: Legacy name, replaced by completions/mean_length.
+GRPO_COMPLETION_LENGTH: Final = "completion_length"
+
+#: Mean raw reward returned by one reward function over the completions it scored, gathered from all
+#: processes.
+#: Templated: fill the placeholders with str.format().
+GRPO_REWARDS_REWARD_FUNC_NAME_MEAN: Final = "rewards/{reward_func_name}/mean"
+
+#: Sample standard deviation of one reward function's raw rewards over the whole generation batch,
+#: gathered from all processes.
+#: Templated: fill the placeholders with str.format().
+GRPO_REWARDS_REWARD_FUNC_NAME_STD: Final = "rewards/{reward_func_name}/std"
+
+#: Mean raw reward of one reward function over all completions, the pre-0.17 name of the per-function
+#: mean.
+#: Legacy name, replaced by rewards/{reward_func_name}/mean.
+#: Templated: fill the placeholders with str.format().
+GRPO_REWARDS_REWARD_FUNC_NAME: Final = "rewards/{reward_func_name}"
+
+#: Mean over the generation batch of the weighted sum of the raw rewards of all reward functions, before
+#: any group normalisation.
+GRPO_REWARD: Final = "reward"
+
+#: Sample standard deviation of the weighted total reward over the whole generation batch (since 0.27;
+#: earlier the mean of per-group standard deviations).
+GRPO_REWARD_STD: Final = "reward_std"
+
+#: Fraction of prompt groups whose completions all received the same total reward, so that their
+#: advantages are all zero.
+GRPO_FRAC_REWARD_ZERO_STD: Final = "frac_reward_zero_std"
+
+#: Mean over completion tokens of the k3 estimate of the KL divergence from the policy to the reference
+#: model.
+GRPO_KL: Final = "kl"
+
+#: Mean over completion tokens of the entropy of the policy's next-token distribution, computed during the
+#: loss forward pass.
+GRPO_ENTROPY: Final = "entropy"
+
+#: Coefficient of the entropy bonus in effect at the end of each optimizer step, constant unless adaptive
+#: entropy control is on.
+GRPO_ENTROPY_COEF: Final = "entropy_coef"
+
+#: Fraction of completion tokens whose ratio fell below 1 - epsilon_low while their advantage was
+#: negative, so that the clip removed their gradient.
+GRPO_CLIP_RATIO_LOW_MEAN: Final = "clip_ratio/low_mean"
+
+#: Minimum, over the sequences of the micro-batch on all processes, of each sequence's fraction of lower-
+#: clipped tokens.
+GRPO_CLIP_RATIO_LOW_MIN: Final = "clip_ratio/low_min"
+
+#: Fraction of completion tokens whose ratio rose above 1 + epsilon_high while their advantage was
+#: positive, so that the clip removed their gradient.
+GRPO_CLIP_RATIO_HIGH_MEAN: Final = "clip_ratio/high_mean"
+
+#: Maximum, over the sequences of the micro-batch on all processes, of each sequence's fraction of upper-
+#: clipped tokens.
+GRPO_CLIP_RATIO_HIGH_MAX: Final = "clip_ratio/high_max"
+
+#: Fraction of completion tokens for which the clipped objective was active, lower bound with negative
+#: advantage or upper bound with positive advantage.
+GRPO_CLIP_RATIO_REGION_MEAN: Final = "clip_ratio/region_mean"
+
+#: Single clip fraction, logged by the standard loss in 0.16 (with an inverted test) and afterwards only
+#: by the Liger fused loss until 1.13.
+#: Legacy name, replaced by clip_ratio/region_mean.
+GRPO_CLIP_RATIO: Final = "clip_ratio"
+
+#: Fraction of completion tokens whose importance ratio exceeded the CISPO cap epsilon_high while their
+#: advantage was positive.
+GRPO_CISPO_CLIP_RATIO: Final = "cispo_clip_ratio"
+
+#: Mean over sequences of the VESPO gamma weight phi(w) applied to each sequence's policy-gradient term.
+GRPO_VESPO_PHI_SEQ_MEAN: Final = "vespo/phi_seq_mean"
+
+#: The GRPO objective of the micro-batch (policy term plus any KL penalty) before the entropy bonus and
+#: the MoE auxiliary loss are applied.
+GRPO_POLICY_LOSS: Final = "policy_loss"
+
+#: Router load-balancing loss returned by a Mixture-of-Experts policy, before multiplication by
+#: router_aux_loss_coef.
+GRPO_AUX_LOSS: Final = "aux_loss"
+
+#: Seconds spent in training_step summed over the micro-steps of one optimizer step, generation included
+#: when it happens.
+GRPO_STEP_TIME: Final = "step_time"
+
+#: Mean absolute difference between the token log-probabilities reported by vLLM and those recomputed by
+#: the training model.
+GRPO_SAMPLING_SAMPLING_LOGP_DIFFERENCE_MEAN: Final = "sampling/sampling_logp_difference/mean"
+
+#: Largest absolute per-token difference between vLLM's and the training model's log-probabilities in the
+#: generation batch, over all processes.
+GRPO_SAMPLING_SAMPLING_LOGP_DIFFERENCE_MAX: Final = "sampling/sampling_logp_difference/max"
+
+#: Smallest importance-sampling ratio between the training model and vLLM after truncation or masking,
+#: over all processes.
+GRPO_SAMPLING_IMPORTANCE_SAMPLING_RATIO_MIN: Final = "sampling/importance_sampling_ratio/min"
+
+#: Mean importance-sampling ratio between the training model and vLLM after truncation or masking,
+#: averaged over processes.
+GRPO_SAMPLING_IMPORTANCE_SAMPLING_RATIO_MEAN: Final = "sampling/importance_sampling_ratio/mean"
+
+#: Largest importance-sampling ratio between the training model and vLLM after truncation or masking, over
+#: all processes.
+GRPO_SAMPLING_IMPORTANCE_SAMPLING_RATIO_MAX: Final = "sampling/importance_sampling_ratio/max"
+
+#: Average number of tool calls made per completion in the generation batch, over all processes.
+GRPO_TOOLS_CALL_FREQUENCY: Final = "tools/call_frequency"
+
+#: Fraction of the tool calls of the generation batch that failed, 0 when no tool was called.
+GRPO_TOOLS_FAILURE_FREQUENCY: Final = "tools/failure_frequency"
+
+#: A table of the latest prompts, completions, per-function rewards and advantages, sent to W&B or Trackio
+#: at each logging step.
+GRPO_COMPLETIONS: Final = "completions"
+
+#: The loss that was back-propagated, averaged over the optimizer steps since the last log and over
+#: processes (logged by transformers' Trainer).
+GRPO_LOSS: Final = "loss"
+
+#: Global L2 norm of the gradients at the optimizer step just before the log, measured before clipping
+#: (logged by transformers' Trainer).
+GRPO_GRAD_NORM: Final = "grad_norm"
+
+#: Learning rate used by the optimizer step just before the log, read from the scheduler (logged by
+#: transformers' Trainer).
+GRPO_LEARNING_RATE: Final = "learning_rate"
+
+#: Fractional number of passes over the training dataloader so far (logged by transformers' Trainer).
+GRPO_EPOCH: Final = "epoch"
+
+#: Wall-clock seconds of the whole train() call, logged once at the end of training (by transformers'
+#: Trainer).
+GRPO_TRAIN_RUNTIME: Final = "train_runtime"
+
+#: Training samples divided by the training time, logged once at the end of training (by transformers'
+#: Trainer).
+GRPO_TRAIN_SAMPLES_PER_SECOND: Final = "train_samples_per_second"
+
+#: Optimizer steps divided by the training time, logged once at the end of training (by transformers'
+#: Trainer).
+GRPO_TRAIN_STEPS_PER_SECOND: Final = "train_steps_per_second"
+
+#: GRPO's prompt-plus-completion token counter divided by the elapsed training time, added to every log
+#: when token counting is enabled (by transformers' Trainer).
+GRPO_TRAIN_TOKENS_PER_SECOND: Final = "train_tokens_per_second"
+
+#: Mean of the training loss over all optimizer steps of the run, logged once at the end of training (by
+#: transformers' Trainer).
+GRPO_TRAIN_LOSS: Final = "train_loss"
+
+#: Floating-point operations counted by transformers for the run, which stays 0 for GRPO because its
+#: batches carry no input_ids.
+GRPO_TOTAL_FLOS: Final = "total_flos"
+
+#: Wall-clock seconds of one evaluation pass, generation included (logged by transformers' Trainer as
+#: eval_runtime).
+GRPO_RUNTIME: Final = "runtime"
+
+#: Evaluation samples divided by the evaluation time (logged by transformers' Trainer as
+#: eval_samples_per_second).
+GRPO_SAMPLES_PER_SECOND: Final = "samples_per_second"
+
+#: Evaluation batches divided by the evaluation time (logged by transformers' Trainer as
+#: eval_steps_per_second).
+GRPO_STEPS_PER_SECOND: Final = "steps_per_second"
+
+
+# legacy-ppo: PPOTrainer (v0.7), TRL 0.2.0 up to (not including) 0.12.0
+
+#: Mean of the rewards that the training loop passes to `log_stats`, pooled over all processes.
+#: Legacy name, replaced by ppo:objective/scores.
+LEGACY_PPO_ENV_REWARD_MEAN: Final = "env/reward_mean"
+
+#: Unbiased standard deviation of the rewards passed to `log_stats`, pooled over all processes.
+LEGACY_PPO_ENV_REWARD_STD: Final = "env/reward_std"
+
+#: Histogram of the rewards passed to `log_stats`, with one value per sample from all processes.
+LEGACY_PPO_ENV_REWARD_DIST: Final = "env/reward_dist"
+
+#: Mean over the batch of the per-sequence sum of the token-level KL penalty between the policy and the
+#: frozen reference model.
+#: Legacy name, replaced by ppo:objective/kl.
+LEGACY_PPO_OBJECTIVE_KL: Final = "objective/kl"
+
+#: Histogram over the batch of the per-sequence summed KL penalty whose mean is `objective/kl`.
+LEGACY_PPO_OBJECTIVE_KL_DIST: Final = "objective/kl_dist"
+
+#: The coefficient $\beta$ that multiplies the per-token KL penalty in the rewards of this step, adapted
+#: after the step when `adap_kl_ctrl` is on.
+LEGACY_PPO_OBJECTIVE_KL_COEF: Final = "objective/kl_coef"
+
+#: Masked mean over response tokens of the non-score reward $-\beta \cdot$ KL penalty, i.e. the KL
+#: penalty's share of the reward, negative when the policy moves away from the reference.
+#: Legacy name, replaced by ppo:objective/non_score_reward.
+LEGACY_PPO_PPO_MEAN_NON_SCORE_REWARD: Final = "ppo/mean_non_score_reward"
+
+#: Mean over the batch of the summed negative log-probabilities of the sampled response tokens, a one-
+#: sample estimate of the policy's sequence entropy.
+#: Legacy name, replaced by ppo:objective/entropy.
+LEGACY_PPO_OBJECTIVE_ENTROPY: Final = "objective/entropy"
+
+#: Mean of the scores passed to `step`, after optional score scaling, normalisation and clipping, averaged
+#: across processes.
+#: Legacy name, replaced by ppo:objective/scores.
+LEGACY_PPO_PPO_MEAN_SCORES: Final = "ppo/mean_scores"
+
+#: Unbiased standard deviation of the scores passed to `step`, after optional scaling and clipping,
+#: computed per process and then averaged over processes.
+LEGACY_PPO_PPO_STD_SCORES: Final = "ppo/std_scores"
+
+#: The learning rate of the optimizer's first parameter group, read after this step's PPO updates and
+#: before the scheduler steps.
+#: Legacy name, replaced by ppo:lr.
+LEGACY_PPO_PPO_LEARNING_RATE: Final = "ppo/learning_rate"
+
+#: Masked mean over response tokens of the full-vocabulary entropy of the current policy, averaged over
+#: all minibatches and PPO epochs.
+#: Legacy name, replaced by ppo:policy/entropy_avg.
+LEGACY_PPO_PPO_POLICY_ENTROPY: Final = "ppo/policy/entropy"
+
+#: Masked fraction of response tokens where the clipped surrogate term wins the PPO max, averaged over all
+#: minibatches and PPO epochs.
+#: Legacy name, replaced by ppo:policy/clipfrac_avg.
+LEGACY_PPO_PPO_POLICY_CLIPFRAC: Final = "ppo/policy/clipfrac"
+
+#: Masked mean over response tokens of half the squared log-ratio between the current and the rollout
+#: policy (Schulman's k2 estimator), averaged over all minibatches and PPO epochs.
+#: Legacy name, replaced by ppo:policy/approxkl_avg.
+LEGACY_PPO_PPO_POLICY_APPROXKL: Final = "ppo/policy/approxkl"
+
+#: Masked mean over response tokens of the log-ratio between the rollout and the current policy
+#: (Schulman's k1 estimator), averaged over all minibatches and PPO epochs.
+LEGACY_PPO_PPO_POLICY_POLICYKL: Final = "ppo/policy/policykl"
+
+#: Histogram of the per-token ratios between the current and the rollout policy, over every position of
+#: every minibatch of every PPO epoch in the step.
+#: Legacy name, replaced by ppo:val/ratio.
+LEGACY_PPO_PPO_POLICY_RATIO: Final = "ppo/policy/ratio"
+
+#: Masked mean over response tokens of the whitened GAE advantages, averaged over all minibatches and PPO
+#: epochs, close to 0 by construction.
+LEGACY_PPO_PPO_POLICY_ADVANTAGES_MEAN: Final = "ppo/policy/advantages_mean"
+
+#: Histogram of the whitened GAE advantages at every position of every minibatch of every PPO epoch in the
+#: step.
+LEGACY_PPO_PPO_POLICY_ADVANTAGES: Final = "ppo/policy/advantages"
+
+#: Masked mean of the returns (raw GAE advantages plus rollout values) used as value targets, averaged
+#: over all minibatches and PPO epochs.
+LEGACY_PPO_PPO_RETURNS_MEAN: Final = "ppo/returns/mean"
+
+#: Bessel-corrected masked variance of the returns within each minibatch, averaged over all minibatches
+#: and PPO epochs.
+LEGACY_PPO_PPO_RETURNS_VAR: Final = "ppo/returns/var"
+
+#: Masked mean of the value head's estimates from the rollout pass (before this step's updates), averaged
+#: over all minibatches and PPO epochs.
+LEGACY_PPO_PPO_VAL_MEAN: Final = "ppo/val/mean"
+
+#: Bessel-corrected masked variance of the rollout value estimates within each minibatch, averaged over
+#: all minibatches and PPO epochs.
+LEGACY_PPO_PPO_VAL_VAR: Final = "ppo/val/var"
+
+#: One minus the ratio of the averaged value error `ppo/val/error` to the averaged return variance
+#: `ppo/returns/var`, showing how much of the returns the value head predicts.
+LEGACY_PPO_PPO_VAL_VAR_EXPLAINED: Final = "ppo/val/var_explained"
+
+#: Masked fraction of response tokens where the clipped value loss is larger than the unclipped one,
+#: averaged over all minibatches and PPO epochs.
+#: Legacy name, replaced by ppo:val/clipfrac_avg.
+LEGACY_PPO_PPO_VAL_CLIPFRAC: Final = "ppo/val/clipfrac"
+
+#: Masked mean of the value head's predictions in each minibatch's training forward pass, averaged over
+#: all minibatches and PPO epochs.
+LEGACY_PPO_PPO_VAL_VPRED: Final = "ppo/val/vpred"
+
+#: Masked mean squared difference between the training-time value predictions and the returns, averaged
+#: over all minibatches and PPO epochs.
+LEGACY_PPO_PPO_VAL_ERROR: Final = "ppo/val/error"
+
+#: Masked mean over response tokens of the clipped PPO surrogate loss, averaged over all minibatches and
+#: PPO epochs.
+#: Legacy name, replaced by ppo:loss/policy_avg.
+LEGACY_PPO_PPO_LOSS_POLICY: Final = "ppo/loss/policy"
+
+#: Half the masked mean of the larger of the clipped and unclipped squared value errors, averaged over all
+#: minibatches and PPO epochs, before the `vf_coef` weight.
+#: Legacy name, replaced by ppo:loss/value_avg.
+LEGACY_PPO_PPO_LOSS_VALUE: Final = "ppo/loss/value"
+
+#: The policy loss plus `vf_coef` times the value loss, per minibatch, averaged over all minibatches and
+#: PPO epochs.
+LEGACY_PPO_PPO_LOSS_TOTAL: Final = "ppo/loss/total"
+
+#: Mean length in tokens of the query tensors passed to `step` on the main process.
+LEGACY_PPO_TOKENS_QUERIES_LEN_MEAN: Final = "tokens/queries_len_mean"
+
+#: Unbiased standard deviation of the query lengths in tokens on the main process.
+LEGACY_PPO_TOKENS_QUERIES_LEN_STD: Final = "tokens/queries_len_std"
+
+#: Histogram of the query lengths in tokens on the main process.
+LEGACY_PPO_TOKENS_QUERIES_DIST: Final = "tokens/queries_dist"
+
+#: Mean length in tokens of the response tensors passed to `step` on the main process.
+LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN: Final = "tokens/responses_len_mean"
+
+#: Unbiased standard deviation of the response lengths in tokens on the main process.
+LEGACY_PPO_TOKENS_RESPONSES_LEN_STD: Final = "tokens/responses_len_std"
+
+#: Histogram of the response lengths in tokens on the main process.
+LEGACY_PPO_TOKENS_RESPONSES_DIST: Final = "tokens/responses_dist"
+
+#: Histogram of the policy's log-probabilities of the batch tokens from the rollout forward pass, over
+#: every position of the padded batch.
+LEGACY_PPO_OBJECTIVE_LOGPROBS: Final = "objective/logprobs"
+
+#: Histogram of the reference model's log-probabilities of the batch tokens, over every position of the
+#: padded batch.
+LEGACY_PPO_OBJECTIVE_REF_LOGPROBS: Final = "objective/ref_logprobs"
+
+#: Wall-clock seconds spent in `step` preparing the inputs and running the no-grad forward passes of the
+#: policy and the reference model over the batch.
+LEGACY_PPO_TIME_PPO_FORWARD_PASS: Final = "time/ppo/forward_pass"
+
+#: Wall-clock seconds spent computing the per-token KL penalty and rewards in `step`.
+LEGACY_PPO_TIME_PPO_COMPUTE_REWARDS: Final = "time/ppo/compute_rewards"
+
+#: Wall-clock seconds spent running GAE and whitening the advantages over the batch in `step`.
+LEGACY_PPO_TIME_PPO_COMPUTE_ADVANTAGES: Final = "time/ppo/compute_advantages"
+
+#: Wall-clock seconds spent on all PPO epochs and minibatches of the step, including their forward passes,
+#: backward passes and optimizer steps.
+LEGACY_PPO_TIME_PPO_OPTIMIZE_STEP: Final = "time/ppo/optimize_step"
+
+#: Wall-clock seconds spent stacking the minibatch stats, computing the step statistics and reducing them
+#: across processes.
+LEGACY_PPO_TIME_PPO_CALC_STATS: Final = "time/ppo/calc_stats"
+
+#: Wall-clock seconds from the start of the forward passes to the KL controller update in `step`.
+LEGACY_PPO_TIME_PPO_TOTAL: Final = "time/ppo/total"
+
+#: A wandb table with one row per sample, holding the logged batch columns (by default query and response)
+#: and the reward.
+LEGACY_PPO_GAME_LOG: Final = "game_log"
+
+#: Mean wall-clock seconds of one `optimizer.step()` call over the minibatches of a step, logged by
+#: releases 0.2.0 to 0.4.7.
+LEGACY_PPO_PPO_TIME_PPO_OPTIMIZER_STEP: Final = "ppo/time/ppo/optimizer_step"
+
+
+# ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
+
+#: Average number of prompts (episodes) processed per second since training began, truncated to an
+#: integer.
+PPO_EPS: Final = "eps"
+
+#: Mean over the rollout batch of the per-completion sum of token-level KL estimates between the sampling
+#: policy and the frozen reference model.
+PPO_OBJECTIVE_KL: Final = "objective/kl"
+
+#: Mean over the rollout batch of the summed negative log-probabilities of the sampled completion tokens,
+#: a Monte-Carlo estimate of the entropy of a whole completion.
+PPO_OBJECTIVE_ENTROPY: Final = "objective/entropy"
+
+#: Mean over the rollout batch of the per-completion sum of the KL penalty, minus `kl_coef` times the
+#: token KL estimate, which is negative whenever the policy has moved away from the reference.
+PPO_OBJECTIVE_NON_SCORE_REWARD: Final = "objective/non_score_reward"
+
+#: Mean over the rollout batch of the reward model's score plus the summed KL penalty, i.e. the KL-
+#: regularised return that the PPO updates maximise.
+PPO_OBJECTIVE_RLHF_REWARD: Final = "objective/rlhf_reward"
+
+#: Mean reward-model score of the sampled completions in the rollout batch, including any penalty for
+#: completions without an EOS token.
+PPO_OBJECTIVE_SCORES: Final = "objective/scores"
+
+#: Half the mean squared log-ratio (the k2 estimator) between the policy being optimised and the policy
+#: that sampled the batch, averaged over every micro-batch of the update.
+PPO_POLICY_APPROXKL_AVG: Final = "policy/approxkl_avg"
+
+#: Fraction of completion tokens on which the clipped term of PPO's surrogate loss is the binding one,
+#: averaged over every micro-batch of the update.
+PPO_POLICY_CLIPFRAC_AVG: Final = "policy/clipfrac_avg"
+
+#: Clipped PPO surrogate loss on the whitened advantages, averaged over every micro-batch of the update.
+PPO_LOSS_POLICY_AVG: Final = "loss/policy_avg"
+
+#: Half the clipped squared error of the value model against the GAE returns, averaged over every micro-
+#: batch of the update.
+PPO_LOSS_VALUE_AVG: Final = "loss/value_avg"
+
+#: Fraction of value predictions whose clipped squared error exceeds the unclipped one, averaged over
+#: every micro-batch of the update.
+PPO_VAL_CLIPFRAC_AVG: Final = "val/clipfrac_avg"
+
+#: Mean categorical entropy of the policy's temperature-scaled next-token distribution over the response
+#: positions, averaged over every micro-batch of the update.
+PPO_POLICY_ENTROPY_AVG: Final = "policy/entropy_avg"
+
+#: Mean probability ratio between the policy being optimised and the policy that sampled the batch,
+#: averaged over every micro-batch of the update.
+PPO_VAL_RATIO: Final = "val/ratio"
+
+#: Sample variance, across micro-batches and processes, of the per-micro-batch mean probability ratio that
+#: `val/ratio` averages.
+PPO_VAL_RATIO_VAR: Final = "val/ratio_var"
+
+#: Number of tokens equal to the EOS id in the raw sampled completions of the main process's share of the
+#: rollout batch.
+PPO_VAL_NUM_EOS_TOKENS: Final = "val/num_eos_tokens"
+
+#: Learning rate of the first optimizer parameter group for the current rollout batch, read from the
+#: scheduler.
+PPO_LR: Final = "lr"
+
+#: Cumulative number of prompts sampled across all processes since training started.
+PPO_EPISODE: Final = "episode"
+
+#: Number of passes over the training dataset so far, computed as sampled prompts divided by the dataset
+#: size.
+PPO_EPOCH: Final = "epoch"
+
+#: Table of completions generated for evaluation prompts with their reward-model scores, logged a few
+#: times during training.
+PPO_COMPLETIONS: Final = "completions"

@@ -1,0 +1,96 @@
+"""The vi/zh translations of every translatable field, for the JSON export.
+
+Read from the same catalogs as the site (:mod:`metrics_registry.i18n.translate`),
+but reported differently: the site shows English with a notice where a
+translation is missing or outdated; the export never puts English where a
+translation belongs. Each field says its status, and only a current
+translation fills ``text``:
+
+- ``translated``: ``text`` is the translation of the current English;
+- ``fuzzy``: ``text`` is null, ``outdated`` holds the translation of an
+  earlier English text (to be reviewed);
+- ``missing``: ``text`` is null.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from metrics_registry.i18n import LANGUAGES, catalog_path
+from metrics_registry.i18n.catalogs import message_state
+from metrics_registry.i18n.fields import family_context, family_texts, metric_context, metric_texts
+from metrics_registry.i18n.translate import load_catalog
+from metrics_registry.models import FamilyInfo, _Model
+from metrics_registry.registry import Entry, Registry
+
+__all__ = ["TranslatedText", "Translations", "available_languages", "registry_translations"]
+
+
+class TranslatedText(_Model):
+    """One field in one language."""
+
+    status: Literal["translated", "fuzzy", "missing"] = Field(
+        description="'translated': current; 'fuzzy': translated from English that has changed since; "
+        "'missing': never translated."
+    )
+    text: str | None = Field(description="The translation when 'translated', else null (never the English).")
+    outdated: str | None = Field(
+        default=None, description="With 'fuzzy': the translation of the earlier English, to be reviewed."
+    )
+
+
+#: language -> field path (as in the catalogs' msgctxt, e.g. ``healthy[non-negative].suggests``) -> text
+Translations = dict[str, dict[str, TranslatedText]]
+
+
+def available_languages(root: Path | None) -> list[str]:
+    """The languages with a ``registry`` catalog under ``root/i18n`` (known languages first)."""
+    if root is None:
+        return []
+    found = [lang for lang in LANGUAGES if catalog_path(root, lang, "registry").exists()]
+    base = root / "i18n"
+    others = sorted(
+        p.name
+        for p in base.iterdir()
+        if p.is_dir() and p.name not in LANGUAGES and catalog_path(root, p.name, "registry").exists()
+    )
+    return found + others
+
+
+def _field(catalog: object, english: str, context: str) -> TranslatedText:
+    state, string = message_state(catalog, english, context)  # type: ignore[arg-type]
+    if isinstance(string, tuple | list):  # plural entries do not occur in the registry domain
+        string = string[0]
+    if state == "translated" and string:
+        return TranslatedText(status="translated", text=string)
+    if state == "fuzzy" and string:
+        return TranslatedText(status="fuzzy", text=None, outdated=string)
+    return TranslatedText(status="missing", text=None)
+
+
+def registry_translations(registry: Registry, root: Path | None) -> dict[str, Translations]:
+    """``{"<family>" or "<family>:<key>": {lang: {field path: TranslatedText}}}``."""
+    out: dict[str, Translations] = {}
+    for lang in available_languages(root):
+        assert root is not None
+        catalog = load_catalog(root, lang, "registry")
+        owners: list[tuple[str, Entry | FamilyInfo]] = [*registry.families.items()]
+        owners += [(entry.id, entry) for entry in registry]
+        for owner_id, owner in owners:
+            if isinstance(owner, Entry):
+                data = owner.metric.model_dump(mode="json")
+                fields = {
+                    f.path: _field(catalog, f.text, metric_context(owner.family.id, owner.key, f.path))
+                    for f in metric_texts(data)
+                }
+            else:
+                data = owner.model_dump(mode="json")
+                fields = {
+                    f.path: _field(catalog, f.text, family_context(owner.id, f.path))
+                    for f in family_texts(data)
+                }
+            out.setdefault(owner_id, {})[lang] = fields
+    return out

@@ -1,0 +1,178 @@
+"""``metrics-registry check-run LOG...``: check real training logs against the registry.
+
+Exit codes (for CI):
+
+- 0: no finding at or above ``--fail-on`` (default ``error``);
+- 1: at least one finding at or above ``--fail-on``;
+- 2: the command was used wrongly (unknown option, missing file, unknown family);
+- 3: the check could not run (a log cannot be read, TensorBoard is not
+  installed, the registry does not load).
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from metrics_registry.clierrors import fail
+from metrics_registry.links import SITE_URL_ENV
+
+if TYPE_CHECKING:
+    from metrics_registry.registry import Registry
+    from metrics_registry.runs.check import CheckOptions, RunReport
+    from metrics_registry.runs.log import RunLog
+
+__all__ = ["EXIT_CANNOT_CHECK", "EXIT_FINDINGS", "EXIT_USAGE", "check_run_command"]
+
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+EXIT_CANNOT_CHECK = 3
+
+
+def _progress(stack: ExitStack) -> Any:
+    """A rich progress display on stderr when it is a terminal, else ``None``."""
+    from rich.console import Console
+
+    errors = Console(stderr=True)
+    if not errors.is_terminal:
+        return None
+    from rich.progress import Progress
+
+    return stack.enter_context(Progress(console=errors, transient=True))
+
+
+def _read_logs(logs: tuple[Path, ...], input_format: str, progress: Any) -> list[RunLog]:
+    from metrics_registry.runs.readers import read_log
+
+    runs = []
+    for path in logs:
+        reading = progress.add_task(f"reading {path.name}", total=None) if progress else None
+
+        def advance(done: int, total: int, task: Any = reading) -> None:
+            if progress is not None:
+                progress.update(task, completed=done, total=total or None)
+
+        fmt = None if input_format == "auto" else input_format
+        runs.extend(read_log(path, fmt, advance))  # type: ignore[arg-type]
+    return runs
+
+
+def _check_runs(
+    runs: list[RunLog], registry: Registry, options: CheckOptions, progress: Any
+) -> list[RunReport]:
+    from metrics_registry.runs.check import check_run
+
+    reports = []
+    for run in runs:
+        on_series = None
+        if progress is not None:
+            checking = progress.add_task(f"checking {run.name}", total=len(run.logged_keys()))
+
+            def on_series(_key: str, task: Any = checking) -> None:
+                progress.advance(task)
+
+        reports.append(check_run(run, registry, options, on_series))
+    return reports
+
+
+@click.command(name="check-run")
+@click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
+@click.option(
+    "--input-format",
+    type=click.Choice(["auto", "trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl"]),
+    default="auto",
+    show_default=True,
+    help="Format of the logs; 'auto' tells from the name (.json, .csv, .jsonl, event files, folders).",
+)
+@click.option("--family", help="Family of the run (e.g. grpo, ppo, legacy-ppo), when keys are ambiguous.")
+@click.option("--trl-version", help="TRL release that wrote the logs, e.g. 0.7.10.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
+)
+@click.option("--lang", type=click.Choice(["en", "vi", "zh"]), default="en", show_default=True)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning"]),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding of this severity or worse is found.",
+)
+@click.option(
+    "--site-url",
+    envvar=SITE_URL_ENV,
+    default="",
+    help=f"Base URL of the documentation site for the links (default: relative; env {SITE_URL_ENV}).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to a file."
+)
+@click.pass_obj
+def check_run_command(
+    obj: Any,
+    *,
+    logs: tuple[Path, ...],
+    input_format: str,
+    family: str | None,
+    trl_version: str | None,
+    fmt: str,
+    lang: str,
+    fail_on: str,
+    site_url: str,
+    output: Path | None,
+) -> None:
+    """Check training logs (trainer_state.json, TensorBoard, W&B CSV or JSON lines) against the registry.
+
+    Identifies every logged key, names unknown and legacy keys, and evaluates the
+    registry's healthy rules over each series (docs/en/tools/check-run.md). Exit
+    codes: 0 healthy, 1 findings at or above --fail-on, 2 wrong usage, 3 a log or
+    the registry cannot be read.
+    """
+    from rich.console import Console
+
+    from metrics_registry.fileio import atomic_write_text
+    from metrics_registry.registry import RegistryError
+    from metrics_registry.runs.check import SEVERITIES, CheckOptions
+    from metrics_registry.runs.locale import Localizer
+    from metrics_registry.runs.log import LogError
+    from metrics_registry.runs.render import render_json, render_markdown, render_text
+
+    with ExitStack() as stack:
+        progress = _progress(stack)
+        try:
+            runs = _read_logs(logs, input_format, progress)
+        except LogError as error:
+            fail(str(error), EXIT_CANNOT_CHECK)
+        except OSError as error:
+            fail(f"{error.filename or ''}: {error.strerror or error}", EXIT_CANNOT_CHECK)
+        try:
+            registry = obj.load()
+        except RegistryError as error:
+            fail(str(error), EXIT_CANNOT_CHECK)
+        if family is not None and family not in registry.families:
+            fail(f"unknown family '{family}' (known: {', '.join(sorted(registry.families))})", EXIT_USAGE)
+        reports = _check_runs(runs, registry, CheckOptions(family, trl_version), progress)
+    loc = Localizer(lang, site_url=site_url)
+    if fmt == "json":
+        text: str | None = render_json(reports, loc)
+    elif fmt == "markdown":
+        text = render_markdown(reports, loc)
+    else:
+        text = None
+    if output is not None:
+        if text is None:
+            console = Console(record=True, file=io.StringIO(), width=100)
+            render_text(reports, loc, console)
+            text = "".join(line.rstrip() + "\n" for line in console.export_text().splitlines())
+        atomic_write_text(output, text, backup=False)
+    elif text is not None:
+        click.echo(text, nl=False)
+    else:
+        render_text(reports, loc, Console(soft_wrap=False))
+    threshold = SEVERITIES.index(fail_on)  # type: ignore[arg-type]
+    if any(SEVERITIES.index(f.severity) <= threshold for report in reports for f in report.findings):
+        sys.exit(EXIT_FINDINGS)

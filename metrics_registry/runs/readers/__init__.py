@@ -1,0 +1,121 @@
+"""Read a training log in any supported format into :class:`~metrics_registry.runs.log.RunLog` objects.
+
+=================  =====================================================
+format             what is passed
+=================  =====================================================
+``trainer-state``  ``trainer_state.json``, or an output folder whose
+                   latest ``checkpoint-<step>/trainer_state.json`` is read
+``tensorboard``    a folder of event files (every subfolder with event
+                   files is a run), or one event file
+``wandb-csv``      a CSV exported from W&B (``.csv``)
+``wandb-jsonl``    W&B history as JSON lines (``.jsonl``,
+                   ``wandb-history.jsonl``, or a W&B run folder)
+=================  =====================================================
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from metrics_registry.runs.log import LogError, LogFormat, RunLog
+from metrics_registry.runs.readers.tensorboard import EVENT_FILE_PREFIX, event_folders, read_tensorboard
+from metrics_registry.runs.readers.trainer_state import read_trainer_state
+from metrics_registry.runs.readers.wandb_csv import read_wandb_csv
+from metrics_registry.runs.readers.wandb_jsonl import read_wandb_jsonl
+
+__all__ = ["FORMATS", "detect_format", "read_log"]
+
+FORMATS: tuple[LogFormat, ...] = ("trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl")
+
+#: Keys transformers' TensorBoard and W&B callbacks always write (``epoch`` and the step, rewritten).
+_HF_MARKERS = ("train/epoch", "train/global_step")
+
+
+def _latest_trainer_state(folder: Path) -> Path | None:
+    if (folder / "trainer_state.json").is_file():
+        return folder / "trainer_state.json"
+    checkpoints = [
+        (int(match.group(1)), path)
+        for path in folder.glob("checkpoint-*/trainer_state.json")
+        if (match := re.fullmatch(r"checkpoint-(\d+)", path.parent.name))
+    ]
+    return max(checkpoints)[1] if checkpoints else None
+
+
+def _wandb_history(folder: Path) -> Path | None:
+    for candidate in (folder / "wandb-history.jsonl", folder / "files" / "wandb-history.jsonl"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def detect_format(path: Path) -> tuple[LogFormat, Path]:
+    """The format of ``path`` and the file or folder to read; a clear error when it cannot tell."""
+    if path.is_dir():
+        if event_folders(path):
+            return "tensorboard", path
+        state = _latest_trainer_state(path)
+        if state is not None:
+            return "trainer-state", state
+        history = _wandb_history(path)
+        if history is not None:
+            return "wandb-jsonl", history
+        raise LogError(
+            f"{path}: no log found in this folder (TensorBoard event files, trainer_state.json,"
+            " checkpoint-*/trainer_state.json or wandb-history.jsonl); pass the log file itself"
+        )
+    if not path.exists():
+        raise LogError(f"{path}: no such file or folder")
+    name = path.name
+    if name.startswith(EVENT_FILE_PREFIX):
+        return "tensorboard", path
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "wandb-csv", path
+    if suffix == ".jsonl":
+        return "wandb-jsonl", path
+    if suffix == ".json":
+        return "trainer-state", path
+    raise LogError(
+        f"{path}: cannot tell the format from the name; pass --input-format ({', '.join(FORMATS)})"
+    )
+
+
+def read_log(
+    path: Path, fmt: LogFormat | None = None, on_progress: Callable[[int, int], None] | None = None
+) -> list[RunLog]:
+    """Every run in ``path`` (``fmt=None``: detected from the name and content).
+
+    ``on_progress(done, total)`` is called while large text logs are read
+    (bytes for JSON lines, rows for CSV, ``total`` 0 when unknown).
+    """
+    path = Path(path)
+    if fmt is None:
+        fmt, path = detect_format(path)
+    elif not path.exists():
+        raise LogError(f"{path}: no such file or folder")
+    if fmt == "trainer-state":
+        if path.is_dir():
+            state = _latest_trainer_state(path)
+            if state is None:
+                raise LogError(f"{path}: no trainer_state.json here or in checkpoint-*/")
+            path = state
+        runs = [read_trainer_state(path)]
+    elif fmt == "tensorboard":
+        runs = read_tensorboard(path)
+    elif fmt == "wandb-csv":
+        runs = read_wandb_csv(path, (lambda rows: on_progress(rows, 0)) if on_progress else None)
+    else:
+        if path.is_dir():
+            history = _wandb_history(path)
+            if history is None:
+                raise LogError(f"{path}: no wandb-history.jsonl here or in files/")
+            path = history
+        size = path.stat().st_size
+        runs = [read_wandb_jsonl(path, (lambda done: on_progress(done, size)) if on_progress else None)]
+    for run in runs:
+        if fmt != "trainer-state" and any(marker in run.series for marker in _HF_MARKERS):
+            run.hf_prefixed = True
+    return runs
