@@ -30,7 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def synthetic_registry(scale: int, folder: Path) -> metrics_registry.Registry:
     """The real families plus ``scale - 1`` renamed copies of each (cross-family links dropped)."""
     yaml = YAML()
-    sources = [*sorted((ROOT / "metrics_registry" / "data").glob("*.yaml")), ROOT / "extensions" / "multiturn_grpo.yaml"]
+    sources = [
+        *sorted((ROOT / "metrics_registry" / "data").glob("*.yaml")),
+        ROOT / "extensions" / "multiturn_grpo.yaml",
+    ]
     paths = [ROOT / "extensions" / "multiturn_grpo.yaml"]
     for copy in range(1, scale):
         for source in sources:
@@ -68,7 +71,9 @@ def main() -> None:
     args = parser.parse_args()
     languages = len(SITE_LANGUAGES)
     print(f"{languages} languages, Python {sys.version.split()[0]}; seconds, best of {args.repeat}\n")
-    header = f"{'registry':<22}{'builds':<10}{'pages':>6}{'generate':>10}{'mkdocs':>9}{'finish':>8}{'total':>8}"
+    header = (
+        f"{'registry':<22}{'builds':<10}{'pages':>6}{'generate':>10}{'mkdocs':>9}{'finish':>8}{'total':>8}"
+    )
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +103,8 @@ def main() -> None:
         small, big = results[(names[0], languages)], results[(names[1], languages)]
         print(
             f"{args.scale}x the metrics: generation {big['generate'] / small['generate']:.1f}x, "
-            f"MkDocs {big['mkdocs'] / small['mkdocs']:.1f}x, total {big['total'] / small['total']:.1f}x the time"
+            f"MkDocs {big['mkdocs'] / small['mkdocs']:.1f}x, "
+            f"total {big['total'] / small['total']:.1f}x the time"
         )
 
 

@@ -60,6 +60,8 @@ def describe_reduce(value: str, _: Callable[[str], str] = _identity) -> str:
         "count": _("count"),
         "fraction": _("fraction"),
         "histogram": _("histogram"),
+        "last": _("last value"),
+        "value": _("single value"),
     }
     return words.get(_value(value), _value(value))
 

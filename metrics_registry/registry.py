@@ -101,12 +101,12 @@ class Entry:
         return is_templated(self.metric.key)
 
     def version_text(self, *, short: bool = False) -> str:
-        """Releases that log it: ``TRL 0.9.2–1.13.0`` (short) or ``TRL 0.14.0 and later``."""
+        """Releases that log it: ``TRL ≥ 0.9.2, < 1.13.0`` (short) or ``TRL 0.14.0 and later``."""
         versions = self.versions
         who = "TRL" if self.family.versions_of == "trl" else self.family.versions_of
         if versions.removed:
-            if short:
-                return f"{who} {versions.introduced}–{versions.removed}"
+            if short:  # an open upper bound: "0.2.0–0.12.0" would read as inclusive
+                return f"{who} ≥ {versions.introduced}, < {versions.removed}"
             return f"{who} {versions.introduced} up to (not including) {versions.removed}"
         return f"{who} ≥ {versions.introduced}" if short else f"{who} {versions.introduced} and later"
 

@@ -267,14 +267,20 @@ def message_state(catalog: Catalog | None, msgid: str, context: str | None) -> t
         return "missing", None
     message = catalog.get(msgid, context=context)
     if message is not None:
-        if not message.string:
+        if not _has_text(message.string):  # plural entries hold one string per form
             return "missing", None
         return ("fuzzy" if message.fuzzy else "translated"), message.string
     if context:
         for other in _context_index(catalog).get(context, []):
-            if other.string:
+            if _has_text(other.string):
                 return "fuzzy", other.string
     return "missing", None
+
+
+def _has_text(string: object) -> bool:
+    if isinstance(string, tuple | list):
+        return bool(string) and all(string)
+    return bool(string)
 
 
 def _context_index(catalog: Catalog) -> dict[str, list[Message]]:

@@ -21,7 +21,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from metrics_registry.export import export_json
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
 from metrics_registry.site.assets import copy_assets
@@ -67,13 +66,16 @@ def find_project_root(start: Path | None = None) -> Path:
     )
 
 
-def data_files(registry: Registry) -> dict[str, str]:
-    """The machine-readable registry, published at stable URLs next to the pages."""
-    return {
-        "metrics.json": export_json(registry),
-        "schema.json": schema_text("export"),
-        "registry-file.schema.json": schema_text("registry-file"),
-    }
+def data_files(registry: Registry, root: Path | None = None) -> dict[str, str]:
+    """The registry as data, published at stable URLs next to the pages (every export format)."""
+    from metrics_registry.exports import EXPORTERS, FILE_NAMES, export_json
+
+    files = {FILE_NAMES[name]: export(registry) for name, export in EXPORTERS.items() if name != "json"}
+    # the translations come from this project's catalogs, wherever the command runs
+    has_catalogs = root is not None and (root / "i18n").is_dir()
+    files[FILE_NAMES["json"]] = export_json(registry, i18n_root=root if has_catalogs else None)
+    files["registry-file.schema.json"] = schema_text("registry-file")
+    return files
 
 
 def _nav(registry: Registry, docs: Path, _: Callable[[str], str]) -> list[object]:
@@ -188,7 +190,7 @@ def build_site(
     started = time.perf_counter()
     configs = []
     pages = 0
-    data = data_files(registry)
+    data = data_files(registry, root)
     for lang in codes:
         docs = work / "docs" / lang
         pages += len(generate_pages(registry, root, docs, lang=lang))

@@ -37,8 +37,11 @@ def add_accent_free_fields(index_path: Path, lang: str) -> bool:
         return False
     index = json.loads(index_path.read_text(encoding="utf-8"))
     fields = index["config"].setdefault("fields", {})
-    for source, folded in _FIELDS.items():
-        fields[folded] = dict(fields.get(source, {"boost": 1.0}))
+    # Folded words are ambiguous ("phan" is phân, phần, phán...): weigh them
+    # like body text, titles included, so that a section holding every word
+    # of the query outranks one whose title holds a common one.
+    for folded in _FIELDS.values():
+        fields[folded] = {"boost": 1.0}
     for doc in index["docs"]:
         for source, folded in _FIELDS.items():
             value = fold_diacritics(doc.get(source, ""))

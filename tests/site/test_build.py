@@ -46,6 +46,19 @@ def test_machine_readable_files_are_published(site: Path, registry: Registry) ->
         assert json.loads((site / lang / "metrics.json").read_text(encoding="utf-8")) == exported
 
 
+def test_every_export_is_published(site: Path, registry: Registry) -> None:
+    rename_map = json.loads((site / "rename-map.json").read_text(encoding="utf-8"))
+    assert rename_map
+    wandb = json.loads((site / "wandb-define-metric.json").read_text(encoding="utf-8"))
+    assert wandb
+    namespace: dict[str, object] = {}
+    exec(compile((site / "metrics_registry_keys.py").read_text(encoding="utf-8"), "keys", "exec"), namespace)
+    assert len([name for name in namespace if name.isupper()]) > 50
+    exported = json.loads((site / "metrics.json").read_text(encoding="utf-8"))
+    kl = next(m for m in exported["metrics"] if m["id"] == "grpo:kl")
+    assert kl["translations"]["zh"]["summary"]["status"] == "translated"
+
+
 def test_no_request_to_google_fonts(site: Path) -> None:
     html = (site / "en" / "index.html").read_text(encoding="utf-8")
     assert "fonts.googleapis.com" not in html
