@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from metrics_registry.models import ConstantRule, DirectionRule, RangeRule, SpikeRule
+from metrics_registry.models import ConstantRule, DirectionRule, FiniteRule, RangeRule, SpikeRule
 
 __all__ = [
     "describe_across_processes",
@@ -24,14 +24,23 @@ def _identity(message: str) -> str:
     return message
 
 
-def describe_rule(rule: object, _: Callable[[str], str] = _identity) -> str:
-    """What a healthy rule expects, in words: ``between 0.8 and 1.2``, ``goes up over the run``."""
+def _general(value: float) -> str:
+    return f"{value:g}"
+
+
+def describe_rule(
+    rule: object, _: Callable[[str], str] = _identity, number: Callable[[float], str] = _general
+) -> str:
+    """What a healthy rule expects, in words: ``between 0.8 and 1.2``, ``goes up over the run``.
+
+    ``number`` formats the thresholds (``check-run`` passes one for the report's locale).
+    """
     if isinstance(rule, RangeRule):
         if rule.min is not None and rule.max is not None:
-            return _("between %(min)s and %(max)s") % {"min": f"{rule.min:g}", "max": f"{rule.max:g}"}
+            return _("between %(min)s and %(max)s") % {"min": number(rule.min), "max": number(rule.max)}
         if rule.min is not None:
-            return _("at least %(min)s") % {"min": f"{rule.min:g}"}
-        return _("at most %(max)s") % {"max": f"{rule.max:g}"}
+            return _("at least %(min)s") % {"min": number(rule.min)}
+        return _("at most %(max)s") % {"max": number(rule.max)}  # type: ignore[arg-type]
     if isinstance(rule, DirectionRule):
         return {
             "increase": _("goes up over the run"),
@@ -39,12 +48,14 @@ def describe_rule(rule: object, _: Callable[[str], str] = _identity) -> str:
             "stable": _("stays level over the run"),
         }[rule.direction]
     if isinstance(rule, SpikeRule):
-        return _("no jump above %(factor)s× the running median") % {"factor": f"{rule.factor:g}"}
+        return _("no jump above %(factor)s× the running median") % {"factor": number(rule.factor)}
     if isinstance(rule, ConstantRule):
         if rule.value is None:
             return _("not stuck")
-        return _("not stuck at %(value)s") % {"value": f"{rule.value:g}"}
-    return _("never NaN or infinite")
+        return _("not stuck at %(value)s") % {"value": number(rule.value)}
+    if isinstance(rule, FiniteRule):
+        return _("never NaN or infinite")
+    return ""
 
 
 def describe_reduce(value: str, _: Callable[[str], str] = _identity) -> str:

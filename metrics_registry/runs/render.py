@@ -15,7 +15,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from metrics_registry.models import ConstantRule, DirectionRule, FiniteRule, RangeRule, SpikeRule
+from metrics_registry.describe import describe_rule
 from metrics_registry.runs.check import SEVERITIES, RunFinding, RunReport
 from metrics_registry.runs.locale import Localizer
 
@@ -32,29 +32,7 @@ def severity_label(severity: str, loc: Localizer) -> str:
 
 def expected(rule: object, loc: Localizer) -> str:
     """What the rule expects, with numbers in the report's locale (same words as the site's)."""
-    _ = loc.gettext
-    n = loc.number
-    if isinstance(rule, RangeRule):
-        if rule.min is not None and rule.max is not None:
-            return _("between %(min)s and %(max)s") % {"min": n(rule.min), "max": n(rule.max)}
-        if rule.min is not None:
-            return _("at least %(min)s") % {"min": n(rule.min)}
-        return _("at most %(max)s") % {"max": n(rule.max)}  # type: ignore[arg-type]
-    if isinstance(rule, DirectionRule):
-        return {
-            "increase": _("goes up over the run"),
-            "decrease": _("goes down over the run"),
-            "stable": _("stays level over the run"),
-        }[rule.direction]
-    if isinstance(rule, SpikeRule):
-        return _("no jump above %(factor)s× the running median") % {"factor": n(rule.factor)}
-    if isinstance(rule, ConstantRule):
-        if rule.value is None:
-            return _("not stuck")
-        return _("not stuck at %(value)s") % {"value": n(rule.value)}
-    if isinstance(rule, FiniteRule):
-        return _("never NaN or infinite")
-    return ""
+    return describe_rule(rule, loc.gettext, loc.number)
 
 
 def _join(items: list[str]) -> str:
