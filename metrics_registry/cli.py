@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 
 from metrics_registry import __version__
-from metrics_registry.api import load, validate
+from metrics_registry.api import load, registry_paths, validate
 from metrics_registry.clierrors import fail, user_errors
 from metrics_registry.config import ConfigError
 from metrics_registry.registry import Registry, RegistryError
@@ -30,7 +30,6 @@ class _Context:
 
     def validate(self, *, translations: bool = False) -> tuple[Registry, list]:
         """Validate the registry; with ``translations``, the project's catalogs too."""
-        from metrics_registry.api import registry_paths
         from metrics_registry.textfiles import check_text_files, project_text_files
 
         registry, findings = validate(self.extra, include_configured=self.use_config)
@@ -225,7 +224,6 @@ def schema(kind: str) -> None:
 @_user_errors
 def new(obj: _Context, key: str, family: str, no_backup: bool) -> None:
     """Add a skeleton entry for KEY to the file of FAMILY, keeping its comments."""
-    from metrics_registry.api import registry_paths
     from metrics_registry.loader import load_file
     from metrics_registry.scaffold import add_metric
 

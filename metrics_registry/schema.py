@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from metrics_registry.export import ExportDocument
+from metrics_registry.exports import ExportDocument
 from metrics_registry.models import RegistryFile
 
 __all__ = ["SCHEMA_FILE_NAME", "committed_schema_path", "json_schema", "schema_text"]

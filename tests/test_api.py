@@ -19,7 +19,7 @@ def test_public_names_are_exported() -> None:
 def test_import_needs_neither_torch_nor_mkdocs() -> None:
     code = (
         "import sys, metrics_registry; metrics_registry.load();"
-        "import metrics_registry.cli, metrics_registry.export;"
+        "import metrics_registry.cli, metrics_registry.exports;"
         "bad = sorted(m for m in ('torch', 'mkdocs', 'material') if m in sys.modules);"
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -7,7 +7,7 @@ import json
 import jsonschema
 
 from metrics_registry import Registry
-from metrics_registry.export import export_json
+from metrics_registry.exports import export_json
 from metrics_registry.schema import committed_schema_path, json_schema, schema_text
 
 
