@@ -9,7 +9,9 @@ The steps, for a whole document at a time:
    with its no-break space turned into a space) also keeps itself as a
    reading.
 3. Choose the readings of each line together (:mod:`.decoder`), with the
-   language model and what the rest of the document holds intact.
+   language model and what the rest of the document holds intact; then,
+   when a model of Chinese word sequences is installed, choose again among
+   the doubtful readings of the line (:mod:`.rescoring`).
 4. Leave a unit as it is when no reading is a plausible character (the
    finding then says so).
 """
@@ -19,11 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from metrics_registry.encoding import language_model as lm
+from metrics_registry.encoding import word_ngrams
 from metrics_registry.encoding.candidates import Candidate, candidates
 from metrics_registry.encoding.decoder import Cell, Option, decode
 from metrics_registry.encoding.detection import Detection, detect, word_around
 from metrics_registry.encoding.findings import Alternative, Edit, Kind, Spot
+from metrics_registry.encoding.rescoring import rescore
 from metrics_registry.encoding.utf8 import Unit, UnitKind
+from metrics_registry.encoding.word_ngrams import ChineseWordModel
 
 __all__ = ["Detection", "detect", "repair_lost_bytes"]
 
@@ -46,6 +51,10 @@ class _Slot:
 
     def eats_space(self) -> bool:
         return self.choice is not None and self.options[self.choice].nbsp
+
+    def characters(self) -> list[str]:
+        """Each reading's character, in the order of :attr:`options`."""
+        return [option.char for option in self.options]
 
     def kept(self) -> bool:
         """The reading chosen is the text as it was: it was not mojibake after all."""
@@ -101,8 +110,11 @@ def _lines(pieces: list[str | _Slot]) -> list[list[str | _Slot]]:
     return lines
 
 
-def _decode_line(line: list[str | _Slot], doc: lm.DocumentContext, nbsp_cost: float) -> None:
-    """Choose the readings of the line's slots together (:func:`.decoder.decode`)."""
+def _decode_line(
+    line: list[str | _Slot], doc: lm.DocumentContext, nbsp_cost: float, model: ChineseWordModel | None
+) -> None:
+    """Choose the readings of the line's slots together (:func:`.decoder.decode`), then, with a
+    model of word sequences, again among the doubtful ones (:func:`.rescoring.rescore`)."""
     cells: list[Cell] = []
     for cell in line:
         if isinstance(cell, str):
@@ -110,27 +122,41 @@ def _decode_line(line: list[str | _Slot], doc: lm.DocumentContext, nbsp_cost: fl
         else:
             cells.append(tuple(Option(c.char, c.cost(nbsp_cost), 1 if c.nbsp else 0) for c in cell.options))
     decoded = decode(cells, doc)
+    slots = [cell for cell in line if isinstance(cell, _Slot) and cell.options]
     for index, cell in enumerate(line):
         if isinstance(cell, _Slot) and cell.options:
             cell.choice = decoded.choice[index]
             cell.probabilities = decoded.probabilities[index]
-    rendered, where = "", []
-    eat = False
-    for cell in line:
-        where.append(len(rendered))
-        if isinstance(cell, _Slot):
-            rendered += cell.text()
-            eat = cell.eats_space()
-        elif not (eat and cell == " "):
-            rendered += cell
-            eat = False
-        else:
-            eat = False
+    if model is not None:
+        rescore(slots, lambda: _render_line(line)[0], model)
+    rendered, where = _render_line(line)
     for index, cell in enumerate(line):
         if isinstance(cell, _Slot) and cell.choice is not None and not cell.kept():
             at = where[index]
             if not _acceptable(cell, word_around(rendered, at, at + 1), doc):
                 cell.choice = None
+
+
+def _render_line(line: list[str | _Slot]) -> tuple[str, list[int]]:
+    """The line as its slots now read, and where each cell starts in it."""
+    rendered: list[str] = []
+    where: list[int] = []
+    length = 0
+    eat = False
+    for cell in line:
+        where.append(length)
+        if isinstance(cell, _Slot):
+            piece = cell.text()
+            eat = cell.eats_space()
+        elif not (eat and cell == " "):
+            piece = cell
+            eat = False
+        else:
+            piece = ""
+            eat = False
+        rendered.append(piece)
+        length += len(piece)
+    return "".join(rendered), where
 
 
 def _acceptable(slot: _Slot, rendered_word: str, doc: lm.DocumentContext) -> bool:
@@ -173,9 +199,10 @@ def repair_lost_bytes(
         return text, []
     pieces = _pieces(text, detection)
     doc = lm.DocumentContext.from_text(_render(pieces))
+    model = word_ngrams.active() if doc.chinese or doc.traditional or doc.simplified else None
     for line in _lines(pieces):
         if any(isinstance(cell, _Slot) and cell.options for cell in line):
-            _decode_line(line, doc, detection.nbsp_cost)
+            _decode_line(line, doc, detection.nbsp_cost, model)
     return _edits(text, pieces, detection)
 
 

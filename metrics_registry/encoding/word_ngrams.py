@@ -1,0 +1,187 @@
+"""A Chinese word trigram model for the second pass, when one is installed.
+
+Word frequencies (:mod:`.language_model`) cannot tell 中, 不 and 与 apart
+(all three are E4 B8 plus a byte Windows-1254 drops): "在奖励中加入" and
+"检查点与恢复" need the words around them. The input-method engine of
+fcitx5, libime, ships such a model: a KenLM word trigram trained on a large
+Simplified Chinese corpus, in Debian and Ubuntu as
+``libime-data-language-model`` (``/usr/lib/<arch>/libime/zh_CN.lm``, 17 MB).
+It is read with the ``kenlm`` module (the ``zh-lm`` extra of this package).
+
+Both are optional: without them the repair works as before, with the first
+pass alone. :func:`describe` says which case holds, and the environment
+variable :data:`ENVIRONMENT` chooses a model file or turns the model off.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+from metrics_registry.encoding import language_model as lm
+
+__all__ = [
+    "ENVIRONMENT",
+    "ChineseWordModel",
+    "WordModelError",
+    "active",
+    "describe",
+    "find",
+    "using",
+]
+
+#: Path of a KenLM model of Chinese words, or ``off``; unset, the usual install paths are searched.
+ENVIRONMENT = "METRICS_REGISTRY_ZH_LM"
+#: Where Debian and Ubuntu (``libime-data-language-model``) and source builds of libime put it.
+SEARCH_PATHS = (
+    "/usr/lib/*/libime/zh_CN.lm",
+    "/usr/lib/libime/zh_CN.lm",
+    "/usr/lib64/libime/zh_CN.lm",
+    "/usr/local/lib/*/libime/zh_CN.lm",
+    "/usr/local/lib/libime/zh_CN.lm",
+)
+_INSTALL_HINT = (
+    "install Debian/Ubuntu's libime-data-language-model and this package's zh-lm extra "
+    "(pip install 'metrics-registry[zh-lm]')"
+)
+_HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_LN10 = math.log(10)
+
+
+class WordModelError(RuntimeError):
+    """The model that :data:`ENVIRONMENT` names cannot be used."""
+
+
+class ChineseWordModel:
+    """Log-probabilities of Chinese text under a KenLM word model.
+
+    Text is cut into words by jieba (its dictionary, no guessing of unknown
+    words); a word the model does not know is scored character by character.
+    Only the runs of Chinese characters count: punctuation, numbers and
+    Latin words are boundaries.
+    """
+
+    def __init__(self, path: Path, model: Any) -> None:
+        self.path = path
+        self._model = model
+        self._run = lru_cache(maxsize=100_000)(self._score_run)
+
+    def score(self, text: str) -> float:
+        """Natural log-probability of the Chinese runs of ``text`` (Traditional read as Simplified)."""
+        return sum(self._run(run) for run in _HAN_RUN.findall(text))
+
+    def _score_run(self, run: str) -> float:
+        import jieba
+
+        simple = "".join(lm.simplify(ch) for ch in run)
+        words: list[str] = []
+        for word in jieba.cut(simple, HMM=False):
+            words.extend(self._known_words(word))
+        return self._model.score(" ".join(words), bos=False, eos=False) * _LN10
+
+    @lru_cache(maxsize=100_000)  # noqa: B019 (one model per process; the cache lives as long)
+    def _known_words(self, word: str) -> tuple[str, ...]:
+        """``word`` as words the model knows: itself, else its likeliest split (jieba's dictionary
+        has "参考模型", the model "参考" and "模型"), else its characters."""
+        if word in self._model or len(word) == 1:
+            return (word,)
+        if len(word) > _MAX_SPLIT:
+            return tuple(word)
+        best: tuple[float, tuple[str, ...]] = (-math.inf, tuple(word))
+        for cuts in range(1 << (len(word) - 1)):
+            pieces, start = [], 0
+            for end in range(1, len(word)):
+                if cuts >> (end - 1) & 1:
+                    pieces.append(word[start:end])
+                    start = end
+            pieces.append(word[start:])
+            if len(pieces) > 1 and all(piece in self._model for piece in pieces):
+                score = self._model.score(" ".join(pieces), bos=False, eos=False)
+                if score > best[0]:
+                    best = (score, tuple(pieces))
+        return best[1]
+
+
+#: Longest dictionary word split into the model's words (longer ones go character by character).
+_MAX_SPLIT = 8
+
+
+def find() -> Path | None:
+    """The model file: the one :data:`ENVIRONMENT` names, else the first of :data:`SEARCH_PATHS`."""
+    setting = os.environ.get(ENVIRONMENT, "").strip()
+    if setting.lower() == "off":
+        return None
+    if setting:
+        path = Path(setting).expanduser()
+        if not path.is_file():
+            raise WordModelError(
+                f"{ENVIRONMENT}={setting}: no such file; point it at a KenLM model of Chinese words "
+                f"(libime's zh_CN.lm), set it to 'off', or unset it to search {', '.join(SEARCH_PATHS)}"
+            )
+        return path
+    for pattern in SEARCH_PATHS:
+        for match in sorted(Path("/").glob(pattern.lstrip("/"))):
+            return match
+    return None
+
+
+@cache
+def _load(path: Path) -> ChineseWordModel | None:
+    try:
+        import kenlm
+    except ImportError:
+        if os.environ.get(ENVIRONMENT, "").strip():
+            raise WordModelError(
+                f"{ENVIRONMENT} names {path}, but the kenlm module is missing: {_INSTALL_HINT}"
+            ) from None
+        logging.getLogger(__name__).info("found %s but not the kenlm module: %s", path, _INSTALL_HINT)
+        return None
+    try:
+        model = kenlm.Model(str(path))
+    except (OSError, RuntimeError) as error:  # kenlm reports a bad file as OSError
+        raise WordModelError(
+            f"{path}: not a model KenLM can read ({error}); point {ENVIRONMENT} at libime's zh_CN.lm"
+        ) from error
+    return ChineseWordModel(path, model)
+
+
+_override: list[ChineseWordModel | None] = []
+
+
+def active() -> ChineseWordModel | None:
+    """The model the repair uses now: the one :func:`using` set, else the installed one, if any."""
+    if _override:
+        return _override[-1]
+    path = find()
+    return _load(path) if path is not None else None
+
+
+@contextmanager
+def using(model: ChineseWordModel | None) -> Iterator[None]:
+    """Repair with ``model`` (``None``: the first pass alone) inside the ``with`` block."""
+    _override.append(model)
+    try:
+        yield
+    finally:
+        _override.pop()
+
+
+def describe() -> str:
+    """Which model the repair of Chinese lost bytes uses, and how to get the stronger one."""
+    try:
+        model = active()
+    except WordModelError as error:
+        return f"word frequencies only ({error})"
+    if model is not None:
+        return f"word frequencies, then KenLM word trigrams from {model.path}"
+    path = find()
+    if path is not None:
+        return f"word frequencies only (found {path}, but not the kenlm module: {_INSTALL_HINT})"
+    return f"word frequencies only (no model of Chinese word sequences: {_INSTALL_HINT})"

@@ -1,0 +1,105 @@
+"""The second pass: fcitx5's word trigram model, found, read with KenLM, and used to choose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from metrics_registry.encoding import diagnose, repair, word_ngrams
+from metrics_registry.encoding.damage import mojibake
+
+#: 在…中 around a verb: word frequencies alone prefer 不 (E4 B8 8D) to 中 (E4 B8 AD), which
+#: Windows-1254 leaves as the same two characters once it drops the last byte.
+IN_THE_MIDDLE_OF = (
+    "在回调中返回一个字典。",
+    "请不要在循环中调用它。",
+    "在配置文件中打开这个选项。",
+    "不要在生产环境中使用这个设置。",
+)
+
+
+@pytest.fixture
+def model() -> word_ngrams.ChineseWordModel:
+    found = word_ngrams.active()
+    assert found is not None, (
+        "no model of Chinese word sequences: apt-get install libime-data-language-model, "
+        "then pip install -e '.[test]' (it builds kenlm); " + word_ngrams.describe()
+    )
+    return found
+
+
+def test_the_installed_model_is_found(model: word_ngrams.ChineseWordModel) -> None:
+    assert model.path.name == "zh_CN.lm"
+    assert str(model.path) in word_ngrams.describe()
+
+
+def test_fluent_text_scores_higher(model: word_ngrams.ChineseWordModel) -> None:
+    assert model.score("在奖励中加入长度惩罚") > model.score("在奖励不加入长度惩罚")
+    assert model.score("檢查點與恢復") == model.score("检查点与恢复")  # Traditional is read as Simplified
+    # Only the Chinese runs count: code, numbers and punctuation are boundaries.
+    assert model.score("`kl` 低于 0.1") == model.score("低于")
+
+
+def test_dictionary_words_the_model_lacks_are_split_into_words_it_knows(
+    model: word_ngrams.ChineseWordModel,
+) -> None:
+    """jieba's dictionary has 参考模型, the model only 参考 and 模型: scoring the word letter by letter
+    once made "参考模压" (two words it knows) win over it."""
+    assert model._known_words("参考模型") == ("参考", "模型")
+    assert repair(mojibake("策略与参考模型之间的距离", "cp1254", lossy=True)) == "策略与参考模型之间的距离"
+
+
+@pytest.mark.parametrize("sentence", IN_THE_MIDDLE_OF)
+def test_word_sequences_choose_what_word_frequencies_cannot(
+    model: word_ngrams.ChineseWordModel, sentence: str
+) -> None:
+    damaged = mojibake(sentence, "cp1254", lossy=True)
+    assert repair(damaged) == sentence
+    with word_ngrams.using(None):
+        first_pass = repair(damaged)
+    assert first_pass != sentence and first_pass.replace("不", "中").replace("与", "中") == sentence.replace(
+        "不", "中"
+    ).replace("与", "中")
+
+
+def test_findings_report_the_rescored_choice(model: word_ngrams.ChineseWordModel) -> None:
+    sentence = IN_THE_MIDDLE_OF[0]
+    spots = [spot for finding in diagnose(mojibake(sentence, "cp1254", lossy=True)) for spot in finding.spots]
+    middle = next(spot for spot in spots if spot.chosen == "中")
+    probabilities = {alternative.char: alternative.probability for alternative in middle.alternatives}
+    assert probabilities["中"] == max(probabilities.values()) == middle.confidence
+    assert probabilities["不"] > 0  # the first pass's favourite is still listed
+    assert sum(probabilities.values()) == pytest.approx(1.0)
+
+
+def test_off_turns_the_model_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(word_ngrams.ENVIRONMENT, "off")
+    assert word_ngrams.find() is None and word_ngrams.active() is None
+    assert word_ngrams.describe().startswith("word frequencies only")
+    assert repair(mojibake("训练过程", "cp1254", lossy=True)) == "训练过程"  # the first pass alone
+
+
+def test_a_model_path_that_does_not_exist_is_an_error_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    missing = tmp_path / "zh_CN.lm"
+    monkeypatch.setenv(word_ngrams.ENVIRONMENT, str(missing))
+    with pytest.raises(word_ngrams.WordModelError) as error:
+        word_ngrams.active()
+    assert word_ngrams.ENVIRONMENT in str(error.value) and str(missing) in str(error.value)
+    assert "off" in str(error.value)  # the fix: another path, off, or unset
+
+
+def test_a_file_that_is_not_a_model_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bogus = tmp_path / "zh_CN.lm"
+    bogus.write_text("not a language model\n", encoding="utf-8")
+    monkeypatch.setenv(word_ngrams.ENVIRONMENT, str(bogus))
+    with pytest.raises(word_ngrams.WordModelError, match="not a model KenLM can read"):
+        word_ngrams.active()
+
+
+def test_using_none_restores_the_model_afterwards(model: word_ngrams.ChineseWordModel) -> None:
+    with word_ngrams.using(None):
+        assert word_ngrams.active() is None
+    assert word_ngrams.active() is model
