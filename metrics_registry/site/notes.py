@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from metrics_registry.encoding import Finding, Kind, Repaired, Spot, repair_with_findings
+from metrics_registry.encoding import Finding, Kind, Repaired, Spot, repair_with_findings, word_ngrams
 
 __all__ = ["Notes", "find_notes", "shift_headings"]
 
@@ -38,6 +38,7 @@ class Notes:
     repaired_from: Path | None = None
     findings: tuple[Finding, ...] = ()
     translations: dict[str, str] | None = None
+    word_model: bool = False  # the repair's second pass ran (a model of Chinese word sequences)
 
     @property
     def reconstructed(self) -> list[Finding]:
@@ -62,9 +63,10 @@ class Notes:
 
 
 @lru_cache(maxsize=8)
-def _repair(path: Path, mtime_ns: int, size: int) -> Repaired:
-    """Repair a damaged file once per version of it (every language's page needs it)."""
-    return repair_with_findings(path.read_text(encoding="utf-8"))
+def _repair(path: Path, mtime_ns: int, size: int, model: word_ngrams.ChineseWordModel | None) -> Repaired:
+    """Repair a damaged file once per version of it and model (every language's page needs it)."""
+    with word_ngrams.using(model):
+        return repair_with_findings(path.read_text(encoding="utf-8"))
 
 
 def find_notes(root: Path) -> list[Notes]:
@@ -78,9 +80,15 @@ def find_notes(root: Path) -> list[Notes]:
         damaged = _DAMAGED.match(path.name)
         if damaged:
             stat = path.stat()
-            repaired = _repair(path, stat.st_mtime_ns, stat.st_size)
+            model = word_ngrams.active()
+            repaired = _repair(path, stat.st_mtime_ns, stat.st_size, model)
             notes[damaged["family"]] = Notes(
-                damaged["family"], damaged["lang"], repaired.text, path, tuple(repaired.findings)
+                damaged["family"],
+                damaged["lang"],
+                repaired.text,
+                path,
+                tuple(repaired.findings),
+                word_model=model is not None,
             )
             continue
         match = _WRITTEN.match(path.name)

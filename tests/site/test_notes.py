@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from metrics_registry import Registry
+from metrics_registry.encoding import word_ngrams
 from metrics_registry.site.generate import generate_pages
 from metrics_registry.site.notes import find_notes, shift_headings
 from metrics_registry.textfiles import check_text_files
@@ -54,3 +55,18 @@ def test_pages_in_each_language(project: Path, registry: Registry, tmp_path: Pat
 def test_shift_headings_leaves_code_alone() -> None:
     text = "# Title\n\n```\n# not a heading\n```\n\n## Sub\n"
     assert shift_headings(text) == "## Title\n\n```\n# not a heading\n```\n\n### Sub\n"
+
+
+def test_the_page_says_whether_the_word_model_weighed_the_lines(
+    project: Path, registry: Registry, tmp_path: Path
+) -> None:
+    """Readers learn how far to trust the reconstructed characters: with the second pass or without."""
+    generate_pages(registry, project, tmp_path / "with", lang="en")
+    with word_ngrams.using(None):
+        (notes,) = find_notes(project)
+        generate_pages(registry, project, tmp_path / "without", lang="en")
+    assert not notes.word_model
+    page = "notes/multiturn-grpo.md"
+    assert "weighed the whole line again" in (tmp_path / "with" / page).read_text(encoding="utf-8")
+    assert "lacked the model" in (tmp_path / "without" / page).read_text(encoding="utf-8")
+    assert find_notes(project)[0].word_model  # the model is installed for the tests (README)
