@@ -122,11 +122,12 @@ def _decode_line(
         else:
             cells.append(tuple(Option(c.char, c.cost(nbsp_cost), 1 if c.nbsp else 0) for c in cell.options))
     decoded = decode(cells, doc)
-    slots = [cell for cell in line if isinstance(cell, _Slot) and cell.options]
+    slots = []
     for index, cell in enumerate(line):
         if isinstance(cell, _Slot) and cell.options:
             cell.choice = decoded.choice[index]
             cell.probabilities = decoded.probabilities[index]
+            slots.append(cell)
     if model is not None:
         rescore(slots, lambda: _render_line(line)[0], model)
     rendered, where = _render_line(line)

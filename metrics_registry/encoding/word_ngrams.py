@@ -63,7 +63,8 @@ class ChineseWordModel:
     """Log-probabilities of Chinese text under a KenLM word model.
 
     Text is cut into words by jieba (its dictionary, no guessing of unknown
-    words); a word the model does not know is scored character by character.
+    words); a word the model does not know is split into words it knows, or
+    else into characters.
     Only the runs of Chinese characters count: punctuation, numbers and
     Latin words are boundaries.
     """
@@ -72,6 +73,7 @@ class ChineseWordModel:
         self.path = path
         self._model = model
         self._run = lru_cache(maxsize=100_000)(self._score_run)
+        self._known_words = lru_cache(maxsize=100_000)(self._split)
 
     def score(self, text: str) -> float:
         """Natural log-probability of the Chinese runs of ``text`` (Traditional read as Simplified)."""
@@ -86,8 +88,7 @@ class ChineseWordModel:
             words.extend(self._known_words(word))
         return self._model.score(" ".join(words), bos=False, eos=False) * _LN10
 
-    @lru_cache(maxsize=100_000)  # noqa: B019 (one model per process; the cache lives as long)
-    def _known_words(self, word: str) -> tuple[str, ...]:
+    def _split(self, word: str) -> tuple[str, ...]:
         """``word`` as words the model knows: itself, else its likeliest split (jieba's dictionary
         has "参考模型", the model "参考" and "模型"), else its characters."""
         if word in self._model or len(word) == 1:
@@ -159,6 +160,12 @@ def active() -> ChineseWordModel | None:
     """The model the repair uses now: the one :func:`using` set, else the installed one, if any."""
     if _override:
         return _override[-1]
+    return _installed(os.environ.get(ENVIRONMENT, ""))
+
+
+@cache
+def _installed(setting: str) -> ChineseWordModel | None:
+    """The model for a value of :data:`ENVIRONMENT`, looked up once (not at every repair)."""
     path = find()
     return _load(path) if path is not None else None
 
