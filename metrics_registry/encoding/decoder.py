@@ -143,7 +143,7 @@ class _Lattice:
         """Chinese words from ``start``: extend while some dictionary word has the prefix."""
         out: list[_Token] = []
         n = len(self.cells)
-        han_word, is_prefix = lm.han_word, lm.han_prefixes()
+        han_word, is_prefix, variant_cost = lm.han_word, lm.han_prefixes(), lm.variant_cost
         ngram_bonus, ngrams = self.doc.ngram_bonus, self.doc.ngrams
         # (next cell, text, simplified text, choices, score so far, whether each character is a slot)
         stack: list[tuple[int, str, str, tuple[tuple[int, int], ...], float, tuple[bool, ...]]] = [
@@ -174,6 +174,8 @@ class _Lattice:
                 known = han_word(new_simple)
                 if known is not None or len(new_text) == 1:
                     logp, tag = known if known is not None else (lm.UNKNOWN_HAN, "n")
+                    if new_text != new_simple:
+                        logp -= variant_cost(new_text, new_simple)
                     if is_slot and len(new_text) == 1:
                         logp += SINGLE_SLOT
                     out.append(

@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import Any
 
 __all__ = [
     "DocumentContext",
@@ -46,6 +47,7 @@ __all__ = [
     "script_of",
     "simplify",
     "transition",
+    "variant_cost",
 ]
 
 #: Log-probability of a word none of the lists knows.
@@ -213,6 +215,7 @@ def load() -> None:
     _simplifier()
     _vietnamese()
     _english()
+    _converters()
 
 
 @cache
@@ -338,6 +341,36 @@ def transition(previous: str | None, tag: str | None) -> float:
 def simplify(ch: str) -> str:
     """The Simplified form of a Chinese character (itself when it has no other)."""
     return _simplifier().get(ord(ch), ch)
+
+
+#: Cost (nats) of a word spelled with a variant character where Traditional texts use another form.
+VARIANT_COST = 3.0
+
+
+@lru_cache(maxsize=100_000)
+def variant_cost(word: str, simple: str) -> float:
+    """What it costs that ``word`` (with ``simple``, its Simplified form) is spelled with a variant.
+
+    The word frequencies are looked up by the Simplified form, and wordfreq's
+    table folds variants into it: "上陞" would score as "上升", though
+    Traditional texts write 上升 too. OpenCC's phrase tables give the
+    standard Traditional spellings of the Simplified word (Taiwan, Hong Kong
+    and OpenCC's own): a word that is none of them costs :data:`VARIANT_COST`.
+    """
+    if word == simple:
+        return 0.0
+    return 0.0 if word in _traditional_spellings(simple) else VARIANT_COST
+
+
+def _traditional_spellings(simple: str) -> set[str]:
+    return {converter.convert(simple) for converter in _converters()}
+
+
+@cache
+def _converters() -> tuple[Any, ...]:
+    import opencc
+
+    return tuple(opencc.OpenCC(config) for config in ("s2t", "s2tw", "s2hk"))
 
 
 @cache

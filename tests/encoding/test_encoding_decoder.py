@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from metrics_registry.encoding import language_model as lm
+from metrics_registry.encoding import repair, word_ngrams
 from metrics_registry.encoding.codepages import codepage
 from metrics_registry.encoding.damage import mojibake
 from metrics_registry.encoding.decoder import Option, decode
@@ -55,6 +56,22 @@ def test_a_traditional_document_prefers_traditional_readings() -> None:
     assert traditional.script_cost("來") > traditional.script_cost("来") + 4
     assert simplified.script_cost("来") > simplified.script_cost("來") + 4
     assert traditional.script_cost("出") == simplified.script_cost("出") == 0.0
+
+
+def test_variant_spellings_cost_and_standard_traditional_ones_do_not() -> None:
+    """wordfreq reads 上陞 as 上升; Traditional texts write 上升 too, so the variant costs."""
+    assert lm.variant_cost("上陞", "上升") == lm.VARIANT_COST
+    standard = [("上升", "上升"), ("後來", "后来"), ("裡面", "里面"), ("裏面", "里面"), ("乾淨", "干净")]
+    for word, simple in standard:
+        assert lm.variant_cost(word, simple) == 0.0, word
+
+
+def test_a_variant_does_not_win_over_the_standard_spelling() -> None:
+    """上限 and 上陞 both lost a byte the same way; the first pass alone must keep 上限."""
+    text = "獎勵達到了上限，並在訓練後期保持不變。"
+    damaged = mojibake(text, "cp1254", lossy=True)
+    with word_ngrams.using(None):
+        assert repair(damaged) == text
 
 
 def test_class_bigram_ignores_classes_the_model_never_saw() -> None:
