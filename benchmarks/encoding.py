@@ -4,7 +4,8 @@ Samples are the blocks (paragraphs, tables, code) of the clean texts in
 ``tests/fixtures/encoding/clean/`` (the ones the tests use) and, for
 Chinese, of held-out texts in ``tests/fixtures/encoding/heldout/`` that no
 test reads and that the language model was never tuned on (rows marked
-``held-out``); each is damaged with every kind of
+``held-out``; the field's word counts that ship with the package come from
+the project's catalogs, never from these texts); each is damaged with every kind of
 :data:`metrics_registry.encoding.damage.DAMAGE_KINDS` and repaired alone.
 Printed: exact-restore rate and character accuracy per damage kind and
 language, changes made to clean text, and throughput (MB/s of UTF-8) on
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import ftfy
 
-from metrics_registry.encoding import language_model, repair, word_ngrams
+from metrics_registry.encoding import domain, language_model, repair, word_ngrams
 from metrics_registry.encoding.damage import DAMAGE_KINDS, damage
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "encoding"
@@ -42,6 +43,12 @@ LANGUAGES = {
 TEST_TEXTS = ("en", "vi", "zh-hans", "zh-hant")
 
 
+def general_models_only(text: str) -> str:
+    """Our repair without the field's word counts (:mod:`metrics_registry.encoding.domain`)."""
+    with domain.using(None):
+        return repair(text)
+
+
 def first_pass_only(text: str) -> str:
     """Our repair without the word trigram model (what a machine without one gets)."""
     with word_ngrams.using(None):
@@ -50,6 +57,7 @@ def first_pass_only(text: str) -> str:
 
 FIXERS: dict[str, Callable[[str], str]] = {
     "ours": repair,
+    "ours, no field counts": general_models_only,
     "ours, first pass only": first_pass_only,
     "ftfy.fix_encoding": ftfy.fix_encoding,
     "ftfy.fix_text": ftfy.fix_text,

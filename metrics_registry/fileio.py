@@ -34,6 +34,10 @@ def atomic_write_text(path: Path, text: str, *, backup: bool = True) -> Path | N
             os.fsync(handle.fileno())
         if path.exists():
             shutil.copymode(path, tmp_name)
+        else:  # mkstemp makes the file private; a new file gets the usual permissions instead
+            umask = os.umask(0)
+            os.umask(umask)
+            Path(tmp_name).chmod(0o666 & ~umask)
         Path(tmp_name).replace(path)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)

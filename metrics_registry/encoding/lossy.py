@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from metrics_registry.encoding import domain, word_ngrams
 from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding import word_ngrams
 from metrics_registry.encoding.candidates import Candidate, candidates
 from metrics_registry.encoding.decoder import Cell, Option, decode
 from metrics_registry.encoding.detection import Detection, detect, word_around
+from metrics_registry.encoding.domain import DomainModel
 from metrics_registry.encoding.findings import Alternative, Edit, Kind, Spot
 from metrics_registry.encoding.rescoring import rescore
 from metrics_registry.encoding.utf8 import Unit, UnitKind
@@ -111,7 +112,11 @@ def _lines(pieces: list[str | _Slot]) -> list[list[str | _Slot]]:
 
 
 def _decode_line(
-    line: list[str | _Slot], doc: lm.DocumentContext, nbsp_cost: float, model: ChineseWordModel | None
+    line: list[str | _Slot],
+    doc: lm.DocumentContext,
+    nbsp_cost: float,
+    model: ChineseWordModel | None,
+    domain_model: DomainModel | None,
 ) -> None:
     """Choose the readings of the line's slots together (:func:`.decoder.decode`), then, with a
     model of word sequences, again among the doubtful ones (:func:`.rescoring.rescore`)."""
@@ -129,7 +134,7 @@ def _decode_line(
             cell.probabilities = decoded.probabilities[index]
             slots.append(cell)
     if model is not None:
-        rescore(slots, lambda: _render_line(line)[0], model)
+        rescore(slots, lambda: _render_line(line)[0], model, domain_model)
     rendered, where = _render_line(line)
     for index, cell in enumerate(line):
         if isinstance(cell, _Slot) and cell.choice is not None and not cell.kept():
@@ -201,9 +206,10 @@ def repair_lost_bytes(
     pieces = _pieces(text, detection)
     doc = lm.DocumentContext.from_text(_render(pieces))
     model = word_ngrams.active() if doc.chinese or doc.traditional or doc.simplified else None
+    domain_model = domain.active() if model is not None else None
     for line in _lines(pieces):
         if any(isinstance(cell, _Slot) and cell.options for cell in line):
-            _decode_line(line, doc, detection.nbsp_cost, model)
+            _decode_line(line, doc, detection.nbsp_cost, model, domain_model)
     return _edits(text, pieces, detection)
 
 

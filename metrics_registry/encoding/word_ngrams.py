@@ -25,7 +25,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from metrics_registry.encoding import language_model as lm
+from metrics_registry.encoding.domain import DomainModel, words
+from metrics_registry.encoding.domain import active as active_field
 
 __all__ = [
     "ENVIRONMENT",
@@ -75,18 +76,24 @@ class ChineseWordModel:
         self._run = lru_cache(maxsize=100_000)(self._score_run)
         self._known_words = lru_cache(maxsize=100_000)(self._split)
 
-    def score(self, text: str) -> float:
-        """Natural log-probability of the Chinese runs of ``text`` (Traditional read as Simplified)."""
-        return sum(self._run(run) for run in _HAN_RUN.findall(text))
+    def score(self, text: str, domain: DomainModel | None = None) -> float:
+        """Natural log-probability of the Chinese runs of ``text`` (Traditional read as Simplified);
+        with ``domain``, each word's probability is mixed with the field's (:mod:`.domain`)."""
+        return sum(self._run(run, domain) for run in _HAN_RUN.findall(text))
 
-    def _score_run(self, run: str) -> float:
-        import jieba
-
-        simple = "".join(lm.simplify(ch) for ch in run)
-        words: list[str] = []
-        for word in jieba.cut(simple, HMM=False):
-            words.extend(self._known_words(word))
-        return self._model.score(" ".join(words), bos=False, eos=False) * _LN10
+    def _score_run(self, run: str, domain: DomainModel | None) -> float:
+        found = words(run)
+        pieces = [self._known_words(word) for word in found]
+        scores = iter(
+            self._model.full_scores(" ".join(p for split in pieces for p in split), bos=False, eos=False)
+        )
+        total = 0.0
+        previous = None
+        for word, split in zip(found, pieces, strict=True):
+            general = sum(next(scores)[0] for _ in split)  # log10 of the word: its pieces in a row
+            total += general * _LN10 if domain is None else domain.mix(word, previous, general)
+            previous = word
+        return total
 
     def _split(self, word: str) -> tuple[str, ...]:
         """``word`` as words the model knows: itself, else its likeliest split (jieba's dictionary
@@ -187,7 +194,9 @@ def describe() -> str:
     except WordModelError as error:
         return f"word frequencies only ({error})"
     if model is not None:
-        return f"word frequencies, then KenLM word trigrams from {model.path}"
+        field = active_field()
+        mixed = f", mixed with the field's counts of {len(field.unigrams)} words" if field is not None else ""
+        return f"word frequencies, then KenLM word trigrams from {model.path}{mixed}"
     path = find()
     if path is not None:
         return f"word frequencies only (found {path}, but not the kenlm module: {_INSTALL_HINT})"

@@ -1,4 +1,4 @@
-"""``metrics-registry i18n``: extract, update, compile, status, add-language, pages, stamp.
+"""``metrics-registry i18n``: extract, update, compile, status, add-language, pages, stamp, domain-model.
 
 Run from the project folder (the one holding ``i18n/``), or pass ``--root``.
 """
@@ -99,6 +99,34 @@ def compile_command(root: Path | None, langs: tuple[str, ...]) -> None:
     root = root or _find_root()
     for path in compile_catalogs(root, langs or None):
         click.echo(str(path))
+
+
+@i18n_group.command(name="domain-model")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the counts lag the translations.")
+@_root_option
+@_errors
+def domain_model(check: bool, root: Path | None) -> None:
+    """Count the words of the Chinese translations for the encoding repair's model of the field.
+
+    The counts ship in the package (metrics_registry/encoding/data/zh-domain.json);
+    run this after translating, and commit the file with the catalogs.
+    """
+    from metrics_registry.encoding.domain import BUNDLED
+    from metrics_registry.i18n.field_counts import field_counts, write_field_counts
+
+    root = root or _find_root()
+    if check:
+        current = BUNDLED.is_file() and BUNDLED.read_text(encoding="utf-8") == field_counts(root).to_json()
+        if not current:
+            click.echo(
+                f"{BUNDLED}: lags the Chinese translations; run 'metrics-registry i18n domain-model'",
+                err=True,
+            )
+            sys.exit(1)
+        click.echo(f"{BUNDLED}: up to date")
+        return
+    path, changed = write_field_counts(root)
+    click.echo(f"{path}: {'written' if changed else 'already up to date'}")
 
 
 @i18n_group.command(name="add-language")

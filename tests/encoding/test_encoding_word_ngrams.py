@@ -70,7 +70,8 @@ def test_findings_report_the_rescored_choice(model: word_ngrams.ChineseWordModel
     probabilities = {alternative.char: alternative.probability for alternative in middle.alternatives}
     assert probabilities["中"] == max(probabilities.values()) == middle.confidence
     assert probabilities["不"] > 0  # the first pass's favourite is still listed
-    assert sum(probabilities.values()) == pytest.approx(1.0)
+    # Findings round each probability to 4 places: six of them may sum to 1 ± 0.0003.
+    assert sum(probabilities.values()) == pytest.approx(1.0, abs=1e-3)
 
 
 def test_off_turns_the_model_off(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,75 @@
+"""The model of the field's own Chinese, mixed into the second pass."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from metrics_registry.encoding import domain, repair, word_ngrams
+from metrics_registry.encoding.damage import mojibake
+from metrics_registry.encoding.domain import DomainModel, DomainModelError
+
+#: Sentences where the general model prefers a word of the news (位于, 升值) to the field's.
+FIELD_SENTENCES = (
+    "如果熵低于 0.1，说明策略已经塌缩。",
+    "每一步都会记录均值和标准差。",
+    "奖励均值持续上升，但长度也在增长。",
+)
+
+
+def test_only_the_chinese_runs_are_counted() -> None:
+    counts = DomainModel.from_texts(['msgid "Mean reward"\nmsgstr "奖励均值"', "`kl` 低于 0.1，奖励均值"])
+    assert counts.unigrams == {"奖励": 2, "均值": 2, "低于": 1}
+    assert counts.bigrams == {("奖励", "均值"): 2}
+
+
+@pytest.mark.parametrize("previous", [None, "奖励", "低于", "never-seen"])
+def test_probabilities_over_the_vocabulary_sum_to_one(previous: str | None) -> None:
+    counts = DomainModel.from_texts(["奖励均值低于基线。奖励均值上升，奖励下降，均值低于零。"])
+    total = sum(counts.probability(word, previous) for word in counts.unigrams)
+    assert math.isclose(total, 1.0, rel_tol=1e-9)
+
+
+def test_the_counts_survive_a_round_trip(tmp_path: Path) -> None:
+    counts = DomainModel.from_texts(["奖励均值低于基线。"])
+    path = tmp_path / "counts.json"
+    path.write_text(counts.to_json(), encoding="utf-8")
+    again = DomainModel.read(path)
+    assert again.unigrams == counts.unigrams and again.bigrams == counts.bigrams
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"format": 99}', '{"format": 1, "unigrams": {}}'])
+def test_a_broken_counts_file_names_itself_and_the_fix(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "zh-domain.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(DomainModelError, match=r"zh-domain\.json: .*metrics-registry i18n domain-model"):
+        DomainModel.read(path)
+
+
+def test_the_bundled_counts_are_used_and_can_be_turned_off() -> None:
+    bundled = domain.active()
+    assert bundled is not None and bundled.unigrams["均值"] > 10
+    with domain.using(None):
+        assert domain.active() is None
+
+
+@pytest.mark.parametrize("sentence", FIELD_SENTENCES)
+def test_the_fields_words_win_where_the_general_model_prefers_others(sentence: str) -> None:
+    assert word_ngrams.active() is not None, word_ngrams.describe()
+    damaged = mojibake(sentence, "cp1254", lossy=True)
+    assert repair(damaged) == sentence
+    with domain.using(None):
+        assert repair(damaged) != sentence  # what the general model alone makes of it
+
+
+@pytest.mark.parametrize("sentence", ["超出 ε 的词元所占的比例。", "被裁剪的词元越来越多。"])
+def test_a_project_can_bring_its_own_counts(sentence: str) -> None:
+    """A word general text hardly uses (词元, "token") wins once a project's own text has it."""
+    damaged = mojibake(sentence, "cp1254", lossy=True)
+    with domain.using(DomainModel()):
+        assert repair(damaged) != sentence
+    own = DomainModel.from_texts(["词元数量按词元计算。每个词元对应一个编号。被裁剪的词元所占的比例。"])
+    with domain.using(own):
+        assert repair(damaged) == sentence
