@@ -13,7 +13,9 @@ from pathlib import Path
 
 import click
 
+from metrics_registry.encoding import domain
 from metrics_registry.encoding.atomic import replace_file
+from metrics_registry.encoding.domain import DomainModel
 from metrics_registry.encoding.repair import repair_with_findings
 
 __all__ = ["fix_encoding"]
@@ -38,6 +40,15 @@ def _read(path: str) -> str:
     raise AssertionError  # unreachable: _fail exits
 
 
+def _field_counts(paths: tuple[str, ...]) -> DomainModel | None:
+    """The field's word counts to repair with: the bundled ones, plus the Chinese of ``paths``."""
+    bundled = domain.active()
+    if not paths:
+        return bundled
+    own = DomainModel.from_texts(_read(path) for path in paths)
+    return own if bundled is None else bundled.plus(own)
+
+
 @click.command(name="fix-encoding", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
 @click.option(
@@ -56,8 +67,22 @@ def _read(path: str) -> str:
     help="Rewrite the files: atomically, keeping the original as <file>.bak (or .bak.1, ...).",
 )
 @click.option("--no-backup", is_flag=True, help="With --in-place, keep no copy of the original.")
-def fix_encoding(
-    paths: tuple[str, ...], check: bool, show_diff: bool, in_place: bool, no_backup: bool
+@click.option(
+    "--context",
+    "context",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Clean text of the same field (pages, .po catalogs) whose Chinese words count when "
+    "choosing what lost bytes were, on top of the ones that ship (repeatable).",
+)
+def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
+    paths: tuple[str, ...],
+    check: bool,
+    show_diff: bool,
+    in_place: bool,
+    no_backup: bool,
+    context: tuple[str, ...],
 ) -> None:
     """Repair mojibake in PATH... ('-' reads stdin): UTF-8 read as Windows-1252, -1254, Latin-1 and
     the like, once or twice, even where bytes were lost on the way. Clean text is never changed.
@@ -66,6 +91,10 @@ def fix_encoding(
     --check prints PATH:LINE:COLUMN: KIND 'damaged' -> 'repaired' for each
     finding; where a byte was lost, the readings weighed and their
     probabilities follow.
+
+    Chinese that lost bytes is read with word models; --context adds the
+    words of your own clean documents (say, the other pages of the same
+    manual) to the field's vocabulary that ships with this tool.
 
     Exit status: 0 done (or nothing found), 1 damage found by --check or a
     file that cannot be read or written, 2 wrong usage.
@@ -76,13 +105,15 @@ def fix_encoding(
         _fail("--no-backup only makes sense with --in-place", 2)
     if in_place and "-" in paths:
         _fail("cannot rewrite stdin in place; drop --in-place to write the repair to stdout", 2)
+    field = _field_counts(context)
     to_stdout = not (check or show_diff or in_place)
     if to_stdout and len(paths) > 1:
         _fail("several files: give --in-place, --check or --diff (stdout takes one file)", 2)
     damaged = False
     for path in paths:
         text = _read(path)
-        result = repair_with_findings(text)
+        with domain.using(field):
+            result = repair_with_findings(text)
         if check:
             for finding in result.findings:
                 click.echo(f"{path}:{finding.describe()}")

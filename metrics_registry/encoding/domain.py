@@ -88,6 +88,10 @@ class DomainModel:
                 bigrams.update(itertools.pairwise(found))
         return cls(unigrams, bigrams)
 
+    def plus(self, other: DomainModel) -> DomainModel:
+        """These counts and ``other``'s together (the bundled ones plus a project's documents)."""
+        return DomainModel(self.unigrams + other.unigrams, self.bigrams + other.bigrams)
+
     def probability(self, word: str, previous: str | None) -> float:
         """P(word | previous word) with absolute discounting, backing off to the word's frequency."""
         if not self._total:

@@ -127,3 +127,21 @@ def test_non_utf8_file_is_an_error(tmp_path: Path) -> None:
     result = run(str(path))
     assert result.exit_code == 1
     assert "not UTF-8" in result.stderr
+
+
+def test_context_files_add_their_words(tmp_path: Path) -> None:
+    """词元 ("token") is rare in general text; a sibling page that uses it settles the lost byte."""
+    sentence = "被裁剪的词元越来越多。\n"
+    damaged = tmp_path / "damaged.md"
+    damaged.write_bytes(mojibake(sentence, "cp1254", lossy=True).encode("utf-8"))
+    sibling = tmp_path / "glossary.md"
+    sibling.write_text("# 词元\n\n词元数量按词元计算。每个词元对应一个编号。\n", encoding="utf-8")
+    result = run("--context", str(sibling), str(damaged))
+    assert result.exit_code == 0, result.output
+    assert result.stdout_bytes == sentence.encode("utf-8")
+
+
+def test_a_missing_context_file_is_named(damaged_file: Path, tmp_path: Path) -> None:
+    result = run("--context", str(tmp_path / "nowhere.md"), str(damaged_file))
+    assert result.exit_code == 1
+    assert "nowhere.md" in result.stderr and "Traceback" not in result.output
