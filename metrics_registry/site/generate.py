@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -61,7 +61,7 @@ def _environment(
     """The Jinja environment of the page templates; ``here["page"]`` is the page being rendered."""
     here = here if here is not None else {}
     env = Environment(
-        extensions=["jinja2.ext.i18n"],
+        extensions=["jinja2.ext.i18n", "jinja2.ext.do"],
         loader=PackageLoader("metrics_registry", "templates"),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -118,6 +118,14 @@ def _environment(
     def crucial_of(family_id: str) -> list[Entry]:
         return sorted((e for e in registry.in_family(family_id) if e.metric.crucial), key=lambda e: e.key)
 
+    def labelled(label: str) -> str:
+        """``label`` followed by a colon, the language's own (Chinese writes a full-width one)."""
+        return gettext("%(label)s:") % {"label": label}
+
+    def listing(items: Iterable[str]) -> str:
+        """Items of a list run together with the language's separator (Chinese: 、)."""
+        return gettext(", ").join(items)
+
     env.filters["cell"] = _cell
     env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
     env.globals.update(
@@ -130,6 +138,8 @@ def _environment(
         unit_label=lambda value: describe_unit(value, gettext),
         version_label=lambda entry: entry.version_text(short=True),
         tx=tx,
+        labelled=labelled,
+        listing=listing,
         notice=notice,
         crucial_of=crucial_of,
         reference_source=reference_source,

@@ -24,3 +24,18 @@ def test_cross_family_links_point_to_the_other_page(registry: Registry, tmp_path
     generate_pages(registry, ROOT, tmp_path / "en")
     page = (tmp_path / "en" / "reference" / "legacy-ppo.md").read_text(encoding="utf-8")
     assert "(ppo.md#objective-kl)" in page
+
+
+def test_chinese_pages_use_chinese_punctuation(registry: Registry, tmp_path: Path) -> None:
+    """Labels, rule lines, lists and titles take the language's punctuation from the catalogs:
+    "上游：", "（警告）：", "。", "、", never the ASCII the English template would put there."""
+    generate_pages(registry, ROOT, tmp_path / "zh", lang="zh")
+    page = (tmp_path / "zh" / "reference" / "grpo.md").read_text(encoding="utf-8")
+    assert "**上游：**" in page and "**上游:**" not in page
+    assert "（警告）：" in page and "(警告):" not in page
+    assert "**记录条件：**" in page
+    titles = [line for line in page.splitlines() if line.startswith("**") and line.count("**") >= 2]
+    assert titles and not any(line.split("**")[1].endswith(".") for line in titles)
+    generate_pages(registry, ROOT, tmp_path / "en")
+    english = (tmp_path / "en" / "reference" / "grpo.md").read_text(encoding="utf-8")
+    assert "**Upstream:**" in english and "(warning): " in english
