@@ -18,6 +18,7 @@ from typing import Any
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
+from jinja2 import TemplateSyntaxError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
@@ -127,18 +128,31 @@ def extract_catalogs(root: Path) -> dict[str, Catalog]:
     project = i18n_dir(root).parent
     method_map, options_map = _mapping(root)
     catalogs = {domain: new_catalog(domain) for domain in DOMAINS}
+    reading: list[str] = [""]  # the file being extracted, for the error message
+
+    def note(filename: str, method: str, options: dict[str, str]) -> None:
+        reading[0] = filename
+
     for domain in DOMAINS:
         sections = [(pattern, method) for pattern, method in method_map if domain_of(method) == domain]
         if not sections:
             continue
-        for filename, lineno, message, comments, context in extract_from_dir(
-            str(project), method_map=sections, options_map=options_map
-        ):
-            catalogs[domain].add(
-                message,
-                None,
-                [(Path(filename).as_posix(), lineno)],
-                auto_comments=comments,
-                context=context,
-            )
+        try:
+            for filename, lineno, message, comments, context in extract_from_dir(
+                str(project), method_map=sections, options_map=options_map, callback=note
+            ):
+                catalogs[domain].add(
+                    message,
+                    None,
+                    [(Path(filename).as_posix(), lineno)],
+                    auto_comments=comments,
+                    context=context,
+                )
+        except TemplateSyntaxError as error:
+            # babel.cfg sets `silent = false`: by default the Jinja extractor skips a template it
+            # cannot parse, and every string of it would silently leave the catalogs.
+            raise I18nError(
+                f"{reading[0]}:{error.lineno}: {error.message}; fix the template, or list the Jinja "
+                "extension its tag needs under 'extensions' in i18n/babel.cfg"
+            ) from error
     return catalogs

@@ -6,11 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from babel.messages.pofile import read_po
 from click.testing import CliRunner
 
 import metrics_registry
 from metrics_registry.cli import cli
+from metrics_registry.i18n import I18nError
+from metrics_registry.i18n.extract import extract_catalogs
 from metrics_registry.i18n.fields import metric_context, metric_texts
 
 KL_SUMMARY = (
@@ -97,3 +100,12 @@ def test_i18n_extract_writes_two_domains_deterministically(project: Path, tmp_pa
     assert {(m.context, m.id) for m in registry_pot if m.id} | {
         (None, m.id) for m in ui_pot if m.id
     } == everything
+
+
+def test_a_template_that_does_not_parse_is_an_error_not_a_silent_skip(project: Path) -> None:
+    """Jinja's extractor skips such a template by default: all its strings would leave the catalogs."""
+    broken = project / "metrics_registry" / "templates" / "broken.md.j2"
+    template = '{{ _("Fine") }}\n\n{% for x in y %}\n{% frobnicate %}\n{% endfor %}\n'
+    broken.write_text(template, encoding="utf-8")
+    with pytest.raises(I18nError, match=r"broken\.md\.j2:4: .*frobnicate.*i18n/babel\.cfg"):
+        extract_catalogs(project)
