@@ -18,6 +18,8 @@ from metrics_registry import __version__
 from metrics_registry.api import load, registry_paths, validate
 from metrics_registry.clierrors import fail, user_errors
 from metrics_registry.config import ConfigError
+from metrics_registry.encoding.domain import DomainModelError
+from metrics_registry.encoding.word_ngrams import WordModelError
 from metrics_registry.registry import Registry, RegistryError
 
 __all__ = ["main"]
@@ -51,7 +53,7 @@ class _Context:
         return load(self.extra, include_configured=self.use_config)
 
 
-_user_errors = user_errors(RegistryError, ConfigError)
+_user_errors = user_errors(RegistryError, ConfigError, WordModelError, DomainModelError)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

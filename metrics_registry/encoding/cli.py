@@ -15,8 +15,9 @@ import click
 
 from metrics_registry.encoding import domain
 from metrics_registry.encoding.atomic import replace_file
-from metrics_registry.encoding.domain import DomainModel
+from metrics_registry.encoding.domain import DomainModel, DomainModelError
 from metrics_registry.encoding.repair import repair_with_findings
+from metrics_registry.encoding.word_ngrams import WordModelError
 
 __all__ = ["fix_encoding"]
 
@@ -105,15 +106,21 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
         _fail("--no-backup only makes sense with --in-place", 2)
     if in_place and "-" in paths:
         _fail("cannot rewrite stdin in place; drop --in-place to write the repair to stdout", 2)
-    field = _field_counts(context)
+    try:
+        field = _field_counts(context)
+    except DomainModelError as error:
+        _fail(str(error))
     to_stdout = not (check or show_diff or in_place)
     if to_stdout and len(paths) > 1:
         _fail("several files: give --in-place, --check or --diff (stdout takes one file)", 2)
     damaged = False
     for path in paths:
         text = _read(path)
-        with domain.using(field):
-            result = repair_with_findings(text)
+        try:
+            with domain.using(field):
+                result = repair_with_findings(text)
+        except WordModelError as error:  # METRICS_REGISTRY_ZH_LM names a file that is not a model
+            _fail(str(error))
         if check:
             for finding in result.findings:
                 click.echo(f"{path}:{finding.describe()}")

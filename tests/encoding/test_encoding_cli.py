@@ -145,3 +145,14 @@ def test_a_missing_context_file_is_named(damaged_file: Path, tmp_path: Path) -> 
     result = run("--context", str(tmp_path / "nowhere.md"), str(damaged_file))
     assert result.exit_code == 1
     assert "nowhere.md" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_bad_model_setting_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """METRICS_REGISTRY_ZH_LM naming no file stops the repair of Chinese with the fix, not a traceback."""
+    monkeypatch.setenv("METRICS_REGISTRY_ZH_LM", str(tmp_path / "missing.lm"))
+    damaged = tmp_path / "zh.md"
+    damaged.write_bytes(mojibake("训练过程中的奖励。\n", "cp1254", lossy=True).encode("utf-8"))
+    result = run(str(damaged))
+    assert result.exit_code == 1
+    assert "missing.lm: no such file" in result.stderr and "'off'" in result.stderr
+    assert "Traceback" not in result.output
