@@ -48,12 +48,12 @@ def test_generated_chinese_page_translates_and_marks_fallbacks(registry: Registr
     zh = translate_registry(registry, "zh", project)["grpo:kl"]
     page = (project / "zh" / "reference" / "grpo.md").read_text(encoding="utf-8")
     kl = page.split("{ #kl }")[1].split("\n## ")[0]
-    assert f"**{zh['title'].text}.** {zh['summary'].text}" in kl
+    assert f"**{zh['title'].text}。** {zh['summary'].text}" in kl  # Chinese full stop, from the catalog
     assert '!!! warning "尚未翻译"' in kl  # the details are not translated in this copy
     assert zh["details"].english in kl
     assert "[帮助翻译](../contributing/translating.md)" in kl
-    # the label that fell back is in English, and announced once under the title
-    assert "**Aggregation:**" in kl
+    # the label that fell back is in English (with the page's own colon), and announced once under the title
+    assert "**Aggregation：**" in kl
     assert page.count('!!! info "') == 1
 
 
