@@ -9,6 +9,10 @@ domain)::
 
     P(word | history) = (1 - λ) P_general(word | history) + λ P_field(word | previous word)
 
+A word jieba finds that the counts never saw ("几百步") is scored as the
+counted words it is made of ("几百" "步"), so that the field still has its
+say on it.
+
 The field's counts ship with the package (:data:`BUNDLED`), drawn from this
 project's Chinese catalogs and pages (``metrics-registry i18n domain-model``
 writes them again); :func:`using` swaps in other counts, for instance ones
@@ -27,10 +31,10 @@ import logging
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +50,8 @@ WEIGHT = 0.3
 #: Absolute discount of the bigram counts (the usual 0.75 of Kneser and Ney).
 DISCOUNT = 0.75
 _HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: Longest unseen word split into counted words (a longer one gets the general model's probability).
+_MAX_SPLIT = 8
 _FORMAT = 1
 
 
@@ -59,6 +65,18 @@ def words(run: str) -> list[str]:
     return list(_jieba().cut("".join(lm.simplify(ch) for ch in run), HMM=False))
 
 
+def splits(word: str) -> Iterator[tuple[str, ...]]:
+    """Every way of cutting ``word`` into two or more pieces, in order."""
+    for cuts in range(1, 1 << (len(word) - 1)):
+        pieces, start = [], 0
+        for end in range(1, len(word)):
+            if cuts >> (end - 1) & 1:
+                pieces.append(word[start:end])
+                start = end
+        pieces.append(word[start:])
+        yield tuple(pieces)
+
+
 @dataclass(eq=False)  # compared, and cached, as one object: the counts are not looked at
 class DomainModel:
     """Word and word-pair counts of the field's Chinese prose."""
@@ -68,12 +86,15 @@ class DomainModel:
     _total: int = 0
     _context: Counter[str] = field(default_factory=Counter)  # c(previous, ·)
     _followers: Counter[str] = field(default_factory=Counter)  # distinct words after previous
+    #: ``word`` as words these counts hold (see :meth:`_split`), cached.
+    pieces: Callable[[str], tuple[str, ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._total = sum(self.unigrams.values())
         for (previous, _), count in self.bigrams.items():
             self._context[previous] += count
             self._followers[previous] += 1
+        self.pieces = lru_cache(maxsize=100_000)(self._split)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> DomainModel:
@@ -97,16 +118,41 @@ class DomainModel:
         if not self._total:
             return 0.0
         unigram = self.unigrams.get(word, 0) / self._total
-        context = self._context.get(previous, 0) if previous is not None else 0
-        if not context:
+        if previous is None or not (after := self._context.get(previous, 0)):
             return unigram
-        assert previous is not None
-        seen = max(self.bigrams.get((previous, word), 0) - DISCOUNT, 0.0) / context
-        return seen + DISCOUNT * self._followers[previous] / context * unigram
+        seen = max(self.bigrams.get((previous, word), 0) - DISCOUNT, 0.0) / after
+        return seen + DISCOUNT * self._followers[previous] / after * unigram
 
     def mix(self, word: str, previous: str | None, general_log10: float) -> float:
-        """Natural log of the interpolated probability, given the general model's log10 one."""
-        return math.log((1 - WEIGHT) * 10**general_log10 + WEIGHT * self.probability(word, previous))
+        """Natural log of the interpolated probability of ``word``, given the general model's log10
+        one; a word the counts never saw is scored as the counted words it is made of."""
+        field_probability = self._in_a_row(self.pieces(word), previous)
+        return math.log((1 - WEIGHT) * 10**general_log10 + WEIGHT * field_probability)
+
+    def history(self, word: str) -> str:
+        """The previous word for the next one's bigram: the last counted word ``word`` is made of."""
+        return self.pieces(word)[-1]
+
+    def _split(self, word: str) -> tuple[str, ...]:
+        """``word`` as counted words: itself, else its likeliest split ("几百步": "几百" "步"), else
+        itself (an unseen word then gets the general model's probability alone)."""
+        if word in self.unigrams or len(word) == 1 or len(word) > _MAX_SPLIT:
+            return (word,)
+        best: tuple[float, tuple[str, ...]] = (0.0, (word,))
+        for pieces in splits(word):
+            if all(piece in self.unigrams for piece in pieces):
+                probability = self._in_a_row(pieces, None)
+                if probability > best[0]:
+                    best = (probability, pieces)
+        return best[1]
+
+    def _in_a_row(self, pieces: tuple[str, ...], previous: str | None) -> float:
+        """P(pieces, one after the other | previous word)."""
+        probability = 1.0
+        for piece in pieces:
+            probability *= self.probability(piece, previous)
+            previous = piece
+        return probability
 
     def to_json(self) -> str:
         """The counts as JSON, keys sorted so that a rewrite after a small change is a small diff."""

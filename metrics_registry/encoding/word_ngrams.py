@@ -25,7 +25,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from metrics_registry.encoding.domain import DomainModel, words
+from metrics_registry.encoding.domain import DomainModel, splits, words
 from metrics_registry.encoding.domain import active as active_field
 
 __all__ = [
@@ -91,8 +91,11 @@ class ChineseWordModel:
         previous = None
         for word, split in zip(found, pieces, strict=True):
             general = sum(next(scores)[0] for _ in split)  # log10 of the word: its pieces in a row
-            total += general * _LN10 if domain is None else domain.mix(word, previous, general)
-            previous = word
+            if domain is None:
+                total += general * _LN10
+            else:
+                total += domain.mix(word, previous, general)
+                previous = domain.history(word)
         return total
 
     def _split(self, word: str) -> tuple[str, ...]:
@@ -103,17 +106,11 @@ class ChineseWordModel:
         if len(word) > _MAX_SPLIT:
             return tuple(word)
         best: tuple[float, tuple[str, ...]] = (-math.inf, tuple(word))
-        for cuts in range(1 << (len(word) - 1)):
-            pieces, start = [], 0
-            for end in range(1, len(word)):
-                if cuts >> (end - 1) & 1:
-                    pieces.append(word[start:end])
-                    start = end
-            pieces.append(word[start:])
-            if len(pieces) > 1 and all(piece in self._model for piece in pieces):
+        for pieces in splits(word):
+            if all(piece in self._model for piece in pieces):
                 score = self._model.score(" ".join(pieces), bos=False, eos=False)
                 if score > best[0]:
-                    best = (score, tuple(pieces))
+                    best = (score, pieces)
         return best[1]
 
 

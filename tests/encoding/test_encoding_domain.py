@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,21 @@ def test_probabilities_over_the_vocabulary_sum_to_one(previous: str | None) -> N
     counts = DomainModel.from_texts(["奖励均值低于基线。奖励均值上升，奖励下降，均值低于零。"])
     total = sum(counts.probability(word, previous) for word in counts.unigrams)
     assert math.isclose(total, 1.0, rel_tol=1e-9)
+
+
+def test_an_unseen_word_is_scored_as_the_counted_words_it_is_made_of() -> None:
+    unigrams = Counter({"几百": 2, "步": 3, "的": 5})
+    counts = DomainModel(unigrams, Counter({("几百", "步"): 1, ("步", "的"): 2}))
+    assert counts.pieces("几百步") == ("几百", "步")
+    assert counts.history("几百步") == "步"
+    general = -9.0
+    expected = (1 - domain.WEIGHT) * 10**general + domain.WEIGHT * (
+        counts.probability("几百", None) * counts.probability("步", "几百")
+    )
+    assert math.isclose(counts.mix("几百步", None, general), math.log(expected))
+    # A word with a piece the counts never saw stays whole: the general model alone speaks for it.
+    assert counts.pieces("几百米") == ("几百米",)
+    assert math.isclose(counts.mix("几百米", None, general), math.log((1 - domain.WEIGHT) * 10**general))
 
 
 def test_the_counts_survive_a_round_trip(tmp_path: Path) -> None:
@@ -62,6 +78,23 @@ def test_the_fields_words_win_where_the_general_model_prefers_others(sentence: s
     assert repair(damaged) == sentence
     with domain.using(None):
         assert repair(damaged) != sentence  # what the general model alone makes of it
+
+
+@pytest.mark.parametrize("sentence", ["恢复之后前几百步的损失偏高。", "最初几百步里熵下降得很快。"])
+def test_the_field_speaks_for_a_word_it_only_knows_in_pieces(
+    sentence: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jieba reads "几百步" as one word; the counts hold "几百" and "步", and the general model
+    prefers "几百来" ("a few hundred or so")."""
+    assert word_ngrams.active() is not None, word_ngrams.describe()
+    bundled = domain.active()
+    assert bundled is not None
+    damaged = mojibake(sentence, "cp1254", lossy=True)
+    assert repair(damaged) == sentence
+    whole_words_only = DomainModel(bundled.unigrams, bundled.bigrams)
+    monkeypatch.setattr(whole_words_only, "pieces", lambda word: (word,))
+    with domain.using(whole_words_only):
+        assert repair(damaged) != sentence
 
 
 @pytest.mark.parametrize("sentence", ["超出 ε 的词元所占的比例。", "被裁剪的词元越来越多。"])
