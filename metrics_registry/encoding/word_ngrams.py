@@ -19,7 +19,7 @@ import logging
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache, lru_cache
 from pathlib import Path
@@ -65,16 +65,23 @@ class ChineseWordModel:
 
     Text is cut into words by jieba (its dictionary, no guessing of unknown
     words); a word the model does not know is split into words it knows, or
-    else into characters.
+    else into characters. jieba and the model were not cut alike: the model's
+    text mostly held "不能" and "一块" as two words each, so its entries for
+    them are rare. A word's probability therefore adds up both readings, the
+    word whole and its likeliest split into the model's words, in the same
+    context.
     Only the runs of Chinese characters count: punctuation, numbers and
     Latin words are boundaries.
     """
 
-    def __init__(self, path: Path, model: Any) -> None:
+    def __init__(self, path: Path, model: Any, state: Callable[[], Any]) -> None:
+        """``model`` is a ``kenlm.Model``, ``state`` makes a ``kenlm.State``."""
         self.path = path
         self._model = model
+        self._state = state
         self._run = lru_cache(maxsize=100_000)(self._score_run)
         self._known_words = lru_cache(maxsize=100_000)(self._split)
+        self._readings = lru_cache(maxsize=100_000)(self._both_readings)
 
     def score(self, text: str, domain: DomainModel | None = None) -> float:
         """Natural log-probability of the Chinese runs of ``text`` (Traditional read as Simplified);
@@ -82,21 +89,42 @@ class ChineseWordModel:
         return sum(self._run(run, domain) for run in _HAN_RUN.findall(text))
 
     def _score_run(self, run: str, domain: DomainModel | None) -> float:
-        found = words(run)
-        pieces = [self._known_words(word) for word in found]
-        scores = iter(
-            self._model.full_scores(" ".join(p for split in pieces for p in split), bos=False, eos=False)
-        )
+        state = self._state()
+        self._model.NullContextWrite(state)  # a run starts mid-sentence as often as not
         total = 0.0
         previous = None
-        for word, split in zip(found, pieces, strict=True):
-            general = sum(next(scores)[0] for _ in split)  # log10 of the word: its pieces in a row
+        for word in words(run):
+            canonical, *others = self._readings(word)
+            general, following = self._walk(canonical, state)  # log10 of the word: its pieces in a row
+            for other in others:
+                other_general = self._walk(other, state)[0]
+                top = max(general, other_general)
+                general = top + math.log10(10 ** (general - top) + 10 ** (other_general - top))
+            state = following
             if domain is None:
                 total += general * _LN10
             else:
                 total += domain.mix(word, previous, general)
                 previous = domain.history(word)
         return total
+
+    def _walk(self, pieces: tuple[str, ...], state: Any) -> tuple[float, Any]:
+        """log10 P(pieces, one after the other | state), and the state after them."""
+        total = 0.0
+        for piece in pieces:
+            following = self._state()
+            total += self._model.BaseScore(state, piece, following)
+            state = following
+        return total, state
+
+    def _both_readings(self, word: str) -> tuple[tuple[str, ...], ...]:
+        """``word`` as the model's words: the way the context goes on (:meth:`_split`), then, for a
+        word the model knows whole, its likeliest split into other words it knows, if any."""
+        canonical = self._known_words(word)
+        if canonical != (word,) or len(word) == 1 or len(word) > _MAX_SPLIT:
+            return (canonical,)
+        split = self._likeliest_split(word)
+        return (canonical,) if split is None else (canonical, split)
 
     def _split(self, word: str) -> tuple[str, ...]:
         """``word`` as words the model knows: itself, else its likeliest split (jieba's dictionary
@@ -105,7 +133,11 @@ class ChineseWordModel:
             return (word,)
         if len(word) > _MAX_SPLIT:
             return tuple(word)
-        best: tuple[float, tuple[str, ...]] = (-math.inf, tuple(word))
+        return self._likeliest_split(word) or tuple(word)
+
+    def _likeliest_split(self, word: str) -> tuple[str, ...] | None:
+        """The split of ``word`` into two or more words the model knows that it likes best."""
+        best: tuple[float, tuple[str, ...] | None] = (-math.inf, None)
         for pieces in splits(word):
             if all(piece in self._model for piece in pieces):
                 score = self._model.score(" ".join(pieces), bos=False, eos=False)
@@ -154,7 +186,7 @@ def _load(path: Path) -> ChineseWordModel | None:
         raise WordModelError(
             f"{path}: not a model KenLM can read ({error}); point {ENVIRONMENT} at libime's zh_CN.lm"
         ) from error
-    return ChineseWordModel(path, model)
+    return ChineseWordModel(path, model, kenlm.State)
 
 
 _override: list[ChineseWordModel | None] = []

@@ -50,6 +50,24 @@ def test_dictionary_words_the_model_lacks_are_split_into_words_it_knows(
     assert repair(mojibake("策略与参考模型之间的距离", "cp1254", lossy=True)) == "策略与参考模型之间的距离"
 
 
+@pytest.mark.parametrize("sentence", ["某一块 GPU 上的数值偏高。", "每一块 GPU 都会记录自己的值。"])
+def test_a_word_counts_whole_and_split_where_jieba_and_the_model_cut_differently(
+    model: word_ngrams.ChineseWordModel, sentence: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jieba reads 一块 as one word; the model's text mostly held 一 and 块, so its entry for 一块 is
+    rare, and 一字 (two words it knows well) won."""
+    assert model._readings("一块") == (("一块",), ("一", "块"))
+    assert model._readings("参考模型") == (("参考", "模型"),)  # not known whole: split already
+    damaged = mojibake(sentence, "cp1254", lossy=True)
+    assert repair(damaged) == sentence
+    monkeypatch.setattr(model, "_readings", lambda word: (model._known_words(word),))
+    model._run.cache_clear()
+    try:
+        assert repair(damaged) != sentence  # the whole word alone
+    finally:
+        model._run.cache_clear()
+
+
 @pytest.mark.parametrize("sentence", IN_THE_MIDDLE_OF)
 def test_word_sequences_choose_what_word_frequencies_cannot(
     model: word_ngrams.ChineseWordModel, sentence: str
