@@ -2,7 +2,7 @@
 
 :mod:`metrics_registry.encoding.domain` mixes them into its second pass; they
 come from the Chinese catalogs' translations (fuzzy ones left out) and the
-hand-written Chinese pages under ``docs/zh``. ``metrics-registry i18n
+hand-written Chinese pages under ``docs/zh`` (but :data:`NOT_FIELD_PROSE`). ``metrics-registry i18n
 domain-model`` writes them again; ``--check`` (and a test) says when the
 translations have moved on since.
 """
@@ -16,10 +16,13 @@ from metrics_registry.fileio import atomic_write_text
 from metrics_registry.i18n import DOMAINS, catalog_path
 from metrics_registry.i18n.catalogs import read_catalog
 
-__all__ = ["LANGUAGE", "field_counts", "field_texts", "write_field_counts"]
+__all__ = ["LANGUAGE", "NOT_FIELD_PROSE", "field_counts", "field_texts", "write_field_counts"]
 
 #: The language of the counts: the word model of the repair is one of Simplified Chinese.
 LANGUAGE = "zh"
+#: Pages (under ``docs/<lang>/``) that are not the field's prose: the encoding page quotes the wrong
+#: readings the repair must avoid (位于 for 低于, 来 for 步) and words it does not know, as examples.
+NOT_FIELD_PROSE = frozenset({"tools/repairing-encoding.md"})
 
 
 def field_texts(root: Path) -> list[str]:
@@ -35,7 +38,11 @@ def field_texts(root: Path) -> list[str]:
             strings = message.string if isinstance(message.string, (list, tuple)) else [message.string]
             texts.extend(s for s in strings if s)
     pages = Path(root) / "docs" / LANGUAGE
-    texts.extend(page.read_text(encoding="utf-8") for page in sorted(pages.rglob("*.md")))
+    texts.extend(
+        page.read_text(encoding="utf-8")
+        for page in sorted(pages.rglob("*.md"))
+        if page.relative_to(pages).as_posix() not in NOT_FIELD_PROSE
+    )
     return texts
 
 

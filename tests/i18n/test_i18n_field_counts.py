@@ -38,3 +38,13 @@ def test_fuzzy_translations_are_left_out(project: Path) -> None:
     text = catalog.read_text(encoding="utf-8")
     catalog.write_text(text + '\n#, fuzzy\nmsgid "Stale"\nmsgstr "鸵鸟鸵鸟"\n', encoding="utf-8")
     assert "鸵鸟" not in field_counts(project).unigrams
+
+
+def test_the_encoding_page_is_not_the_fields_prose(project: Path) -> None:
+    """It quotes the readings the repair must avoid (位于 for 低于) as examples."""
+    pages = project / "docs" / "zh" / "tools"
+    pages.mkdir(parents=True, exist_ok=True)
+    (pages / "repairing-encoding.md").write_text("# 修复\n\n鸵鸟不是蝌蚪。\n", encoding="utf-8")
+    (pages / "other.md").write_text("# 其他\n\n蝌蚪游泳。\n", encoding="utf-8")
+    counts = field_counts(project)
+    assert counts.unigrams["蝌蚪"] == 1 and counts.unigrams["鸵鸟"] == 0
