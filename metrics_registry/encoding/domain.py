@@ -40,7 +40,7 @@ from typing import Any
 
 from metrics_registry.encoding import language_model as lm
 
-__all__ = ["BUNDLED", "DomainModel", "DomainModelError", "active", "using", "words"]
+__all__ = ["BUNDLED", "DomainModel", "DomainModelError", "active", "splits", "using", "words"]
 
 #: The counts that ship with the package.
 BUNDLED = Path(__file__).resolve().parent / "data" / "zh-domain.json"
