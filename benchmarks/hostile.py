@@ -41,7 +41,7 @@ def main() -> None:
     start = _yardstick(options.repeat, "--version")
     yardstick = _yardstick(options.repeat, "--no-config", "validate")
     print(f"cold start (metrics-registry --version): {start:.2f} s")
-    print(f"yardstick (metrics-registry --no-config validate, the clean built-in registry): {yardstick:.2f} s")
+    print(f"yardstick (--no-config validate, the clean built-in registry): {yardstick:.2f} s")
     print(f"{'case':58} {'median s':>9} {'x clean':>8} {'max s':>7}")
     worst = 0.0
     for case in load_cases():
