@@ -46,7 +46,8 @@ class _Context:
                 from metrics_registry.i18n.qa import check_catalogs
 
                 findings.extend(check_catalogs(config.parent))
-        findings.extend(check_text_files(files))
+        # a device or a pipe given as a registry file is already reported by the loader (MR106)
+        findings.extend(check_text_files(path for path in files if path.is_file()))
         return registry, findings
 
     def load(self) -> Registry:
@@ -181,11 +182,16 @@ def registry_hint(registry: Registry, key: str, family: str | None, trl_version:
     """Say that ``key`` is unknown, with the closest known keys."""
     import difflib
 
+    from metrics_registry.keys import shown
+
     names = sorted({e.key for e in registry} | {a for e in registry for a in e.metric.aliases})
-    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
-    scope = (f" in family '{family}'" if family else "") + (f" for TRL {trl_version}" if trl_version else "")
+    # difflib is quadratic in the key's length: no suggestion for a key far longer than any known one
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6) if len(key) <= 200 else []
+    scope = (f" in family '{shown(family)}'" if family else "") + (
+        f" for TRL {trl_version}" if trl_version else ""
+    )
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"no metric '{key}'{scope}{hint}"
+    return f"no metric '{shown(key)}'{scope}{hint}"
 
 
 @cli.command()

@@ -10,6 +10,7 @@ language-specific tag (``!!python/...``) is a syntax finding.
 from __future__ import annotations
 
 import difflib
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -333,14 +334,29 @@ def load_file(path: Path) -> LoadedFile:
     path = Path(path)
     loaded = LoadedFile(path=path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            loaded.findings.append(
+                Finding(
+                    "MR106",
+                    path,
+                    None,
+                    "cannot read the file: it is not a regular file (a device, a pipe or a folder)",
+                    "give the path of a registry YAML file",
+                )
+            )
+            return loaded
+        with path.open("rb") as stream:
+            # read one byte past the limit: a file that grows after stat() is still caught
+            data = stream.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            size = max(status.st_size, len(data))
             loaded.findings.append(
                 _too_big(path, None, f"is {size:,} bytes, over the limit of {MAX_FILE_BYTES:,}")
             )
             return loaded
         # utf-8-sig: a byte order mark (some Windows editors add one) is not part of the text
-        text = path.read_text(encoding="utf-8-sig")
+        text = data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         loaded.findings.append(
             Finding(
