@@ -20,6 +20,7 @@ from metrics_registry.clierrors import fail, user_errors
 from metrics_registry.config import ConfigError
 from metrics_registry.encoding.domain import DomainModelError
 from metrics_registry.encoding.word_ngrams import WordModelError
+from metrics_registry.i18n import I18nError
 from metrics_registry.registry import Registry, RegistryError
 
 __all__ = ["main"]
@@ -54,7 +55,7 @@ class _Context:
         return load(self.extra, include_configured=self.use_config)
 
 
-_user_errors = user_errors(RegistryError, ConfigError, WordModelError, DomainModelError)
+_user_errors = user_errors(RegistryError, ConfigError, WordModelError, DomainModelError, I18nError)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
