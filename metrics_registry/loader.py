@@ -296,8 +296,35 @@ def load_file(path: Path) -> LoadedFile:
             )
         )
         return loaded
+    loaded.findings.extend(_control_character_findings(loaded))
     _validate_parts(loaded)
     return loaded
+
+
+def _control_character_findings(loaded: LoadedFile) -> list[Finding]:
+    """An MR108 finding per text of the file that holds a terminal or bidirectional control."""
+    from metrics_registry.terminal import CONTROL_CHARACTERS, printable
+
+    findings = []
+    pending: list[tuple[Loc, Any]] = [((), loaded.raw)]
+    while pending:
+        loc, value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(((*loc, key), item) for key, item in value.items())
+        elif isinstance(value, list):
+            pending.extend(((*loc, index), item) for index, item in enumerate(value))
+        elif isinstance(value, str) and (found := CONTROL_CHARACTERS.search(value)):
+            findings.append(
+                Finding(
+                    "MR108",
+                    loaded.path,
+                    loaded.line_of(loc),
+                    f"'{_field_path(loc)}' holds the control character {printable(found.group())!r}",
+                    "delete it: registry texts are plain Markdown (write a tab or a new line as such)",
+                    field=_field_path(loc),
+                )
+            )
+    return sorted(findings, key=lambda finding: finding.line or 0)
 
 
 def _validate_parts(loaded: LoadedFile) -> None:
