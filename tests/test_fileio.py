@@ -97,7 +97,7 @@ def test_a_symlink_is_written_through_and_kept(tmp_path: Path) -> None:
     link = tmp_path / "notes.md"
     link.symlink_to(Path("real") / "notes.md")
     backup = atomic_write(link, "new\n", backup=True)
-    assert link.is_symlink() and os.readlink(link) == str(Path("real") / "notes.md")
+    assert link.is_symlink() and link.readlink() == Path("real") / "notes.md"
     assert target.read_text() == "new\n"
     assert backup == tmp_path / "notes.md.bak" and backup.read_text() == "old\n"
     assert _names(tmp_path / "real") == ["notes.md"]  # the temporary file was in the target's folder
@@ -122,14 +122,14 @@ def test_a_fifo_is_refused_and_left_alone(tmp_path: Path) -> None:
 
 
 def test_a_device_is_refused(tmp_path: Path) -> None:
-    before = os.stat("/dev/null")
+    before = Path("/dev/null").stat()
     with pytest.raises(WriteRefused, match="/dev/null: is a character device"):
         atomic_write("/dev/null", "data")
     link = tmp_path / "null"
     link.symlink_to("/dev/null")  # a link to a device is refused too, naming both
     with pytest.raises(WriteRefused, match=r"null: is a character device \(/dev/null\)"):
         atomic_write(link, "data")
-    after = os.stat("/dev/null")
+    after = Path("/dev/null").stat()
     assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
 
 
@@ -169,7 +169,7 @@ def test_a_failed_in_place_write_puts_the_old_content_back(
     path.write_text("old\n")
     os.link(path, tmp_path / "b.md")
     _fail_fsync_call(monkeypatch, 2)  # the first fsync is the safety copy's, the second the file's
-    with pytest.raises(WriteError, match="a.md: cannot write: No space left on device"):
+    with pytest.raises(WriteError, match=r"a\.md: cannot write: No space left on device"):
         atomic_write(path, "new\n")
     assert (tmp_path / "b.md").read_text() == "old\n"
     assert _names(tmp_path) == ["a.md", "b.md"]
