@@ -32,7 +32,7 @@ import secrets
 import shutil
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +83,18 @@ def check_output(output: Path, *, root: Path | None = None, work: Path | None = 
         )
 
 
+def _remove_ours(folder: Path) -> None:
+    """Delete a marked folder, the marker last: killed half way, it is still marked for the next build."""
+    for child in folder.iterdir():
+        if child.name != MARKER:
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+    (folder / MARKER).unlink()
+    folder.rmdir()
+
+
 def _locked(marker: Path) -> bool:
     """Whether a running build holds ``marker``'s lock."""
     try:
@@ -119,8 +131,7 @@ def clean_stale(output: Path) -> list[Path]:
         if kind == _OLD and not os.path.lexists(output):
             path.rename(output)  # killed between the two renames of a swap: the old site goes back
         else:
-            # best effort: what a killed build's MkDocs may still write there goes the next time
-            shutil.rmtree(path, ignore_errors=True)
+            _remove_ours(path)
         handled.append(path)
     return handled
 
@@ -192,7 +203,7 @@ def _swap(stage: Path, output: Path) -> None:
         output.rename(old)  # killed right here: clean_stale() of the next build puts it back
         stage.rename(output)
     if _is_ours(old):
-        shutil.rmtree(old)
+        _remove_ours(old)
     else:
         old.rmdir()  # the empty folder that was there; rmdir refuses if it is not empty
 
@@ -223,7 +234,8 @@ def publishing(output: Path) -> Iterator[Staging]:
         check_output(output)  # again: the folder may have changed during the build
         _swap(stage, output)
     except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
+        with suppress(OSError):  # the error that brought us here is the one to report
+            _remove_ours(stage)
         raise
     finally:
         os.close(marker)
