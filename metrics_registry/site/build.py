@@ -26,7 +26,7 @@ from metrics_registry.site.assets import copy_assets
 from metrics_registry.site.generate import generate_pages
 from metrics_registry.site.languages import DEFAULT_LANGUAGE, SITE_LANGUAGES
 from metrics_registry.site.linkcheck import check_links
-from metrics_registry.site.output import OutputRefused, build_lock, check_output, publishing
+from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
 from metrics_registry.site.rootpages import write_root_pages
 from metrics_registry.site.search import add_accent_free_fields
 
@@ -186,6 +186,7 @@ def build_site(
     output = (output if output.is_absolute() else Path.cwd() / output).resolve()
     work = (work or root / "build").resolve()
     check_output(output, root=root, work=work)
+    claim_work(work)  # its language folders are deleted and generated again
     with build_lock(work) as lock_fd, publishing(output) as stage:
         locks = (lock_fd, stage.lock_fd)  # MkDocs holds them too: see build_lock()
         report = _build(registry, stage.path, root, work, languages, site_url, jobs, locks)

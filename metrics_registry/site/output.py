@@ -16,6 +16,8 @@ site without its pages. Now:
   marker;
 * sibling folders left by a killed build carry the marker and are deleted by
   the next build, unless their marker is still locked by a running build;
+* the work folder's ``docs/``, whose language folders every build deletes
+  and writes again, carries the marker too (:func:`claim_work`);
 * :func:`build_lock` serialises builds that share a work folder (``build``
   and ``serve``'s rebuilds raced on ``build/docs``).
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import json
 import os
 import secrets
 import shutil
@@ -38,13 +41,26 @@ from pathlib import Path
 
 from metrics_registry.registry import RegistryError
 
-__all__ = ["MARKER", "OutputRefused", "Staging", "build_lock", "check_output", "clean_stale", "publishing"]
+__all__ = [
+    "MARKER",
+    "OutputRefused",
+    "Staging",
+    "build_lock",
+    "check_output",
+    "claim_work",
+    "clean_stale",
+    "publishing",
+]
 
 #: The file that says "this folder was made by ``metrics-registry build``; it may be replaced".
 MARKER = ".metrics-registry-site"
 _MARKER_TEXT = (
     "This folder was made by 'metrics-registry build'. The next build replaces it whole,\n"
     "files added by hand included. Delete this file to keep the folder from being replaced.\n"
+)
+_WORK_MARKER_TEXT = (
+    "This folder was made by 'metrics-registry build': every build deletes its language\n"
+    "folders and generates them again. Delete this file to keep the build from doing so.\n"
 )
 _BUILDING = "building"
 _OLD = "old"
@@ -70,6 +86,8 @@ def check_output(output: Path, *, root: Path | None = None, work: Path | None = 
         refuse("it is the project root" if root == output else f"it holds the project root {root}")
     if work is not None and work.is_relative_to(output):
         refuse(f"it holds the build's work folder {work}")
+    if work is not None and output.is_relative_to(work):
+        refuse(f"it is inside the build's work folder {work}")
     if not os.path.lexists(output):
         return
     if not output.is_dir():
@@ -81,6 +99,43 @@ def check_output(output: Path, *, root: Path | None = None, work: Path | None = 
             f"it has files this tool did not write (no {MARKER} marker; "
             "a site built by an older version: delete it yourself)"
         )
+
+
+def _older_build_made(work: Path, entry: Path) -> bool:
+    """Whether ``entry`` is a language folder an older build left unmarked in ``work/docs``.
+
+    Those builds wrote ``work/mkdocs.<lang>.yml`` (JSON) next to it, naming it
+    as ``docs_dir``: proof enough that the folder is the build's own.
+    """
+    config = work / f"mkdocs.{entry.name}.yml"
+    if entry.is_symlink() or not entry.is_dir() or not config.is_file():
+        return False
+    try:
+        settings = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(settings, dict) and settings.get("docs_dir") == f"docs/{entry.name}"
+
+
+def claim_work(work: Path) -> Path:
+    """``work/docs``, where each language's Markdown is deleted and generated again, once it is ours.
+
+    A missing or empty folder gets the marker; so does one that an older
+    build left (see :func:`_older_build_made`). Anything else is refused.
+    """
+    docs = work / "docs"
+    if _is_ours(docs):
+        return docs
+    if os.path.lexists(docs) and (docs.is_symlink() or not docs.is_dir()):
+        raise OutputRefused(f"refusing to generate pages into {docs}: it is not a folder; move it away")
+    if docs.is_dir() and not all(_older_build_made(work, entry) for entry in docs.iterdir()):
+        raise OutputRefused(
+            f"refusing to generate pages into {docs}: it has files this tool did not write"
+            f" (no {MARKER} marker); move them away"
+        )
+    docs.mkdir(parents=True, exist_ok=True)
+    (docs / MARKER).write_text(_WORK_MARKER_TEXT, encoding="utf-8")
+    return docs
 
 
 def _remove_ours(folder: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import threading
 import time
@@ -16,6 +17,7 @@ from metrics_registry.site.output import (
     OutputRefused,
     build_lock,
     check_output,
+    claim_work,
     clean_stale,
     publishing,
 )
@@ -40,6 +42,7 @@ def _build(output: Path, text: str) -> None:
         (".", "it is the project root"),
         ("..", "it holds the project root"),
         ("build", "it holds the build's work folder"),
+        ("build/docs/en", "it is inside the build's work folder"),
     ],
 )
 def test_the_project_and_its_work_folder_are_refused(tmp_path: Path, name: str, message: str) -> None:
@@ -158,3 +161,31 @@ def test_a_second_build_waits_for_the_lock(tmp_path: Path, capsys: pytest.Captur
     thread.join(10)
     assert events == ["first done", "second"]
     assert f"waiting for another build using {tmp_path} to finish" in capsys.readouterr().err
+
+
+def test_the_work_folder_is_marked_when_new_empty_or_left_by_an_older_build(tmp_path: Path) -> None:
+    docs = claim_work(tmp_path / "fresh")
+    assert (docs / MARKER).is_file()
+    (docs / "en").mkdir()
+    assert claim_work(tmp_path / "fresh") == docs  # marked: its language folders are the build's
+    older = tmp_path / "older"  # what builds made before the marker existed
+    (older / "docs" / "en").mkdir(parents=True)
+    (older / "mkdocs.en.yml").write_text(json.dumps({"INHERIT": "../mkdocs.yml", "docs_dir": "docs/en"}))
+    assert (claim_work(older) / MARKER).is_file()
+
+
+def test_a_work_folder_with_files_the_build_did_not_write_is_refused(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / "docs" / "en").mkdir(parents=True)
+    (work / "mkdocs.en.yml").write_text(json.dumps({"docs_dir": "docs/en"}))
+    (work / "docs" / "notes").mkdir()
+    (work / "docs" / "notes" / "draft.md").write_text("mine")  # no config names it: not the build's
+    with pytest.raises(OutputRefused, match="it has files this tool did not write") as caught:
+        claim_work(work)
+    assert caught.value.exit_code == 2
+    assert not (work / "docs" / MARKER).exists()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "docs").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OutputRefused, match="it is not a folder"):
+        claim_work(tmp_path / "linked")
