@@ -19,7 +19,10 @@ site without its pages. Now:
 * the work folder's ``docs/``, whose language folders every build deletes
   and writes again, carries the marker too (:func:`claim_work`);
 * :func:`build_lock` serialises builds that share a work folder (``build``
-  and ``serve``'s rebuilds raced on ``build/docs``).
+  and ``serve``'s rebuilds raced on ``build/docs``);
+* ``METRICS_REGISTRY_KILL_AT=<point>`` makes a build kill itself with
+  SIGKILL at one of :data:`KILL_POINTS`, so that tests/site/test_build_kill.py
+  can kill a real build exactly where timing cannot reach.
 
 POSIX only (``fcntl``), as is the rest of the tool chain the site uses.
 """
@@ -33,6 +36,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -42,6 +46,7 @@ from pathlib import Path
 from metrics_registry.registry import RegistryError
 
 __all__ = [
+    "KILL_POINTS",
     "MARKER",
     "OutputRefused",
     "Staging",
@@ -64,6 +69,16 @@ _WORK_MARKER_TEXT = (
 )
 _BUILDING = "building"
 _OLD = "old"
+
+#: Where ``METRICS_REGISTRY_KILL_AT`` may stop a build: the site is staged whole (links
+#: checked, not yet swapped in); the new site is swapped in and the old one not yet deleted.
+KILL_POINTS = ("staged", "swapped")
+
+
+def _kill_point(name: str) -> None:
+    """Test hook: die here, as ``kill -9`` would, when ``METRICS_REGISTRY_KILL_AT`` names this point."""
+    if os.environ.get("METRICS_REGISTRY_KILL_AT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class OutputRefused(RegistryError):
@@ -257,6 +272,7 @@ def _swap(stage: Path, output: Path) -> None:
         old = output.parent / f".{output.name}.{_OLD}-{secrets.token_hex(4)}"
         output.rename(old)  # killed right here: clean_stale() of the next build puts it back
         stage.rename(output)
+    _kill_point("swapped")
     if _is_ours(old):
         _remove_ours(old)
     else:
@@ -286,6 +302,7 @@ def publishing(output: Path) -> Iterator[Staging]:
         fcntl.flock(marker, fcntl.LOCK_EX)  # tells clean_stale() of a concurrent build we are alive
         os.write(marker, _MARKER_TEXT.encode())
         yield Staging(stage, marker)
+        _kill_point("staged")
         check_output(output)  # again: the folder may have changed during the build
         _swap(stage, output)
     except BaseException:
