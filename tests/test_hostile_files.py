@@ -1,9 +1,9 @@
 """Hostile file cases (issue 14, classes 2 and 3) that a CLI run over the fixture folder cannot express.
 
 The input files live in tests/fixtures/hostile/files/ with the other cases;
-here: that a symlink survives the write (the generic runner only compares
-bytes), a FIFO and a folder holding ``.git`` (git cannot store either), hard
-links and a temporary file left by a killed write.
+here: where the backup of a write through a symlink goes, a FIFO and folders
+holding ``.git`` (git cannot store either), hard links and a temporary file
+left by a killed write.
 """
 
 from __future__ import annotations
@@ -46,14 +46,6 @@ def case(tmp_path: Path) -> Path:
 
 def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-
-
-def test_export_writes_through_a_symlink_and_keeps_it(case: Path) -> None:
-    result = run("export", "-o", "link.json", cwd=case)
-    assert result.returncode == 0, result.stderr
-    assert (case / "link.json").is_symlink() and (case / "link.json").readlink() == Path("target.json")
-    assert '"schema_version"' in (case / "target.json").read_text(encoding="utf-8")
-    assert not [p.name for p in case.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_fix_encoding_in_place_repairs_the_target_and_keeps_the_link(case: Path) -> None:
@@ -107,6 +99,18 @@ def test_build_refuses_a_folder_holding_git_and_deletes_nothing(case: Path) -> N
     assert f"refusing to build into {repo}: it holds .git (a repository)" in result.stderr
     assert _tree(case) == before
     assert sorted(p.name for p in case.iterdir() if p.name.startswith(".")) == []  # no staging folder
+
+
+def test_build_refuses_a_clone_it_is_run_in_with_output_dot(case: Path) -> None:
+    """The reported disaster: ``build --output .`` in a clone deleted the checkout, ``.git`` included."""
+    (case / ".git").mkdir()
+    (case / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    before = _tree(case)
+    result = run("build", "--output", ".", cwd=case)
+    assert result.returncode == 2
+    assert f"refusing to build into {case}: it is the project root" in result.stderr
+    assert _tree(case) == before
+    assert sorted(p.name for p in case.parent.iterdir()) == ["case"]  # no staging folder next to it
 
 
 def test_build_refuses_an_empty_folder_holding_only_git(case: Path) -> None:
