@@ -298,7 +298,7 @@ def build(obj: _Context, output: Path, langs: tuple[str, ...], site_url: str | N
 
 
 @cli.command()
-@click.option("--port", default=8000, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.pass_obj
 @_user_errors
 def serve(obj: _Context, port: int) -> None:

@@ -22,7 +22,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import PoFileError, denormalize, normalize, read_po, write_po
 
-from metrics_registry.fileio import atomic_write_text
+from metrics_registry.fileio import atomic_write, atomic_write_text
 from metrics_registry.i18n import DOMAINS, I18nError, catalog_path, locale_of, template_path
 from metrics_registry.i18n.extract import extract_catalogs, new_catalog
 from metrics_registry.i18n.fields import split_context
@@ -262,9 +262,7 @@ def compile_catalogs(root: Path, langs: Iterable[str] | None = None) -> list[Pat
             buffer = io.BytesIO()
             write_mo(buffer, catalog, use_fuzzy=False)
             mo = po.with_suffix(".mo")
-            tmp = mo.with_name(f".{mo.name}.tmp")
-            tmp.write_bytes(buffer.getvalue())
-            tmp.replace(mo)
+            atomic_write(mo, buffer.getvalue())
             written.append(mo)
     return written
 
