@@ -45,7 +45,7 @@ class TemplateError(ValueError):
 
 
 def shown(key: str, limit: int = 120) -> str:
-    """``key`` as an error message may quote it: control characters escaped, long keys cut.
+    r"""``key`` as an error message may quote it: control characters escaped, long keys cut.
 
     >>> shown("ok/\x1b[2Jkey")
     'ok/\\x1b[2Jkey'
