@@ -24,12 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from markdown_it import MarkdownIt
-from markdown_it.common.html_re import HTML_TAG_RE
-from markdown_it.rules_inline.autolink import AUTOLINK_RE, EMAIL_RE
-from markdown_it.token import Token
+if TYPE_CHECKING:  # markdown-it is imported when first needed: clean text never needs it
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 __all__ = ["Layout", "Markup", "Span", "containing", "layout", "markup_for"]
 
@@ -82,6 +81,8 @@ def layout(text: str, markup: Markup = "auto") -> Layout:
 
 @cache
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("table")
 
 
@@ -179,6 +180,9 @@ def _escaped(text: str, start: int, at: int) -> bool:
 
 def _tag_end(text: str, left: int, end: int) -> int | None:
     """Where the HTML tag or autolink that opens at ``text[left]`` ends, if one does."""
+    from markdown_it.common.html_re import HTML_TAG_RE
+    from markdown_it.rules_inline.autolink import AUTOLINK_RE, EMAIL_RE
+
     tag = HTML_TAG_RE.match(text, left, end)
     if tag is not None:
         return tag.end()

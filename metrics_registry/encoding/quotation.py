@@ -44,7 +44,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from metrics_registry.encoding.findings import Finding
-from metrics_registry.encoding.markup import Layout, Span, containing
+from metrics_registry.encoding.markup import Layout, Markup, Span, containing, layout
 
 __all__ = ["quotations"]
 
@@ -60,8 +60,12 @@ _QUOTED = re.compile(
 _INVISIBLE = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn"})
 
 
-def quotations(text: str, findings: Sequence[Finding], layout: Layout) -> list[bool]:
-    """For each of ``findings`` (spans in ``text``), whether it is a quotation (see the module)."""
+def quotations(text: str, findings: Sequence[Finding], markup: Markup = "auto") -> list[bool]:
+    """For each of ``findings`` (spans in ``text``), whether it is a quotation (see the module).
+
+    ``markup`` says how to find the code of ``text`` (:func:`.markup.layout`); it is parsed only
+    when a finding has no clean text beside it.
+    """
     covered = _merged((f.start, f.end) for f in findings)
     newlines = [m.start() for m in re.finditer("\n", text)]
     clean_lines: set[int] = set()
@@ -70,11 +74,12 @@ def quotations(text: str, findings: Sequence[Finding], layout: Layout) -> list[b
         if _visible(match.group()) and containing(covered, at, at + 1) is None:
             clean_lines.add(bisect.bisect_left(newlines, at))
     beside_clean = [bisect.bisect_left(newlines, f.start) in clean_lines for f in findings]
-    if not clean_lines:
+    if not clean_lines or all(beside_clean):
         return beside_clean
+    where = layout(text, markup)
     quoted = [m.span() for m in _QUOTED.finditer(text)]
     otherwise_clean = all(
-        beside or _marked(text, (f.start, f.end), covered, layout, quoted)
+        beside or _marked(text, (f.start, f.end), covered, where, quoted)
         for f, beside in zip(findings, beside_clean, strict=True)
     )
     return [otherwise_clean or beside for beside in beside_clean]

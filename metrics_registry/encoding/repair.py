@@ -28,7 +28,7 @@ from metrics_registry.encoding.codepages import CODEPAGES, SUSPECT_RE, Codepage,
 from metrics_registry.encoding.detection import Detection, detect
 from metrics_registry.encoding.findings import Edit, Finding, Kind
 from metrics_registry.encoding.lossy import repair_lost_bytes
-from metrics_registry.encoding.markup import Markup, layout
+from metrics_registry.encoding.markup import Markup
 from metrics_registry.encoding.quotation import quotations
 from metrics_registry.encoding.utf8 import UnitKind
 
@@ -79,7 +79,7 @@ def repair_with_findings(text: str, *, markup: Markup = "auto") -> Repaired:
     repaired = _repair_all(text)
     if not repaired.findings:
         return repaired
-    quoted = quotations(text, repaired.findings, layout(text, markup))
+    quoted = quotations(text, repaired.findings, markup)
     if not any(quoted):
         return repaired
     damage = [f for f, q in zip(repaired.findings, quoted, strict=True) if not q]

@@ -7,7 +7,6 @@ rules alone, whatever the repair finds.
 from __future__ import annotations
 
 from metrics_registry.encoding.findings import Finding, Kind
-from metrics_registry.encoding.markup import layout
 from metrics_registry.encoding.quotation import quotations
 
 
@@ -24,7 +23,7 @@ def findings_at(text: str, *damaged: str) -> list[Finding]:
 
 
 def quoted(text: str, *damaged: str, markup: str = "markdown") -> list[bool]:
-    return quotations(text, findings_at(text, *damaged), layout(text, markup))
+    return quotations(text, findings_at(text, *damaged), markup)
 
 
 def test_beside_clean_text_on_its_line() -> None:
