@@ -14,11 +14,11 @@ from pathlib import Path
 import click
 
 from metrics_registry.encoding import domain
-from metrics_registry.encoding.atomic import replace_file
 from metrics_registry.encoding.domain import DomainModel, DomainModelError
 from metrics_registry.encoding.markup import markup_for
 from metrics_registry.encoding.repair import repair_with_findings
 from metrics_registry.encoding.word_ngrams import WordModelError
+from metrics_registry.fileio import WriteError, atomic_write
 
 __all__ = ["fix_encoding"]
 
@@ -140,9 +140,10 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
             click.echo("".join(lines), nl=False)
         if in_place and result.text != text:
             try:
-                backup = replace_file(Path(path), result.text.encode("utf-8"), backup=not no_backup)
-            except OSError as error:
-                _fail(f"{path}: {error.strerror or error}")
+                # through a symlink to its target; a hard-linked file in place (see fileio)
+                backup = atomic_write(path, result.text, backup=not no_backup)
+            except WriteError as error:
+                _fail(str(error), error.exit_code)
             kept = f" (original kept as {backup})" if backup else ""
             click.echo(f"{path}: repaired {len(result.findings)} spot(s){kept}", err=True)
         if to_stdout:

@@ -22,7 +22,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import PoFileError, denormalize, normalize, read_po, write_po
 
-from metrics_registry.fileio import atomic_write_text
+from metrics_registry.fileio import atomic_write, atomic_write_text
 from metrics_registry.i18n import DOMAINS, I18nError, catalog_path, locale_of, template_path
 from metrics_registry.i18n.extract import extract_catalogs, new_catalog
 from metrics_registry.i18n.fields import split_context
@@ -57,13 +57,27 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
     it is read back here so that rewriting a catalog keeps it.
     """
     try:
-        with Path(path).open("rb") as handle:
-            catalog = read_po(handle, locale=locale, abort_invalid=True)
+        if not Path(path).is_file():
+            problem, fix = (
+                "not a regular file (a device, a pipe or a folder)",
+                "give the path of a .po or .pot file",
+            )
+            raise I18nError(f"{path}: {problem}; {fix}", problem=problem, fix=fix)
+        data = Path(path).read_bytes()
+        text = data.decode("utf-8")
+        catalog = read_po(io.BytesIO(data), locale=locale, abort_invalid=True)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        problem = f"not UTF-8 (byte 0x{data[error.start]:02x})"
+        fix = "save the catalog as UTF-8"
+        raise I18nError(f"{path}:{line}: {problem}; {fix}", problem=problem, line=line, fix=fix) from None
+    except OSError as error:
+        raise I18nError(f"{path}: cannot read the file: {error.strerror or error}") from None
     except PoFileError as error:
         raise I18nError(f"{path}: {error}") from error
     except UnknownLocaleError as error:
         raise I18nError(f"{path}: unknown locale {error}") from error
-    for context, msgid, previous in _previous_ids(Path(path).read_text(encoding="utf-8")):
+    for context, msgid, previous in _previous_ids(text):
         message = catalog.get(msgid, context=context)
         if message is not None:
             message.previous_id = [previous]
@@ -248,9 +262,7 @@ def compile_catalogs(root: Path, langs: Iterable[str] | None = None) -> list[Pat
             buffer = io.BytesIO()
             write_mo(buffer, catalog, use_fuzzy=False)
             mo = po.with_suffix(".mo")
-            tmp = mo.with_name(f".{mo.name}.tmp")
-            tmp.write_bytes(buffer.getvalue())
-            tmp.replace(mo)
+            atomic_write(mo, buffer.getvalue())
             written.append(mo)
     return written
 
