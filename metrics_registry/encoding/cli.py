@@ -15,6 +15,7 @@ import click
 
 from metrics_registry.encoding import domain
 from metrics_registry.encoding.domain import DomainModel, DomainModelError
+from metrics_registry.encoding.markup import markup_for
 from metrics_registry.encoding.repair import repair_with_findings
 from metrics_registry.encoding.word_ngrams import WordModelError
 from metrics_registry.fileio import WriteError, atomic_write
@@ -86,7 +87,10 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     context: tuple[str, ...],
 ) -> None:
     """Repair mojibake in PATH... ('-' reads stdin): UTF-8 read as Windows-1252, -1254, Latin-1 and
-    the like, once or twice, even where bytes were lost on the way. Clean text is never changed.
+    the like, once or twice, even where bytes were lost on the way. Clean text is never changed,
+    and neither is mojibake a page quotes as an example: in code (Markdown code spans and blocks
+    in .md files and stdin, code spans elsewhere), in quotation marks or a table cell of an
+    otherwise clean page, or on a line that also holds clean non-ASCII text.
 
     Without options the repaired text goes to stdout (one PATH only).
     --check prints PATH:LINE:COLUMN: KIND 'damaged' -> 'repaired' for each
@@ -118,7 +122,7 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
         text = _read(path)
         try:
             with domain.using(field):
-                result = repair_with_findings(text)
+                result = repair_with_findings(text, markup=markup_for(path))
         except WordModelError as error:  # METRICS_REGISTRY_ZH_LM names a file that is not a model
             _fail(str(error))
         if check:
