@@ -109,7 +109,11 @@ def test_ambiguous_keys_need_a_family(registry: Registry, tmp_path: Path) -> Non
         run.add("objective/kl", step, -1.0)
     report = check_run(run, registry)
     assert report.family is None
-    assert [(f.kind, f.key) for f in report.findings] == [("ambiguous-key", "objective/kl")]
+    assert [(f.kind, f.severity, f.key) for f in report.findings] == [
+        ("nothing-checked", "error", None),  # no series checked: not a healthy run
+        ("ambiguous-key", "info", "objective/kl"),
+    ]
+    assert report.findings[0].nothing == "ambiguous"
     chosen = check_run(run, registry, CheckOptions(family="ppo"))
     assert rule_findings(chosen) == {("non-negative", "objective/kl", 1)}
     by_version = check_run(run, registry, CheckOptions(trl_version="0.7.10"))
