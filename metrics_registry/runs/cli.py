@@ -46,6 +46,19 @@ def _progress(stack: ExitStack) -> Any:
     return stack.enter_context(Progress(console=errors, transient=True))
 
 
+def _release(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """``--trl-version``: a release number (PEP 440), checked before it reaches the registry."""
+    if value is None:
+        return None
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(value)
+    except InvalidVersion:
+        raise click.BadParameter(f"{value!r} is not a release number; pass one such as 0.7.10") from None
+    return value
+
+
 def _read_logs(logs: tuple[Path, ...], input_format: str, progress: Any) -> list[RunLog]:
     from metrics_registry.runs.readers import read_log
 
@@ -90,7 +103,7 @@ def _check_runs(
     help="Format of the logs; 'auto' tells from the name (.json, .csv, .jsonl, event files, folders).",
 )
 @click.option("--family", help="Family of the run (e.g. grpo, ppo, legacy-ppo), when keys are ambiguous.")
-@click.option("--trl-version", help="TRL release that wrote the logs, e.g. 0.7.10.")
+@click.option("--trl-version", callback=_release, help="TRL release that wrote the logs, e.g. 0.7.10.")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
 )
@@ -173,6 +186,8 @@ def check_run_command(
         click.echo(text, nl=False)
     else:
         render_text(reports, loc, Console(soft_wrap=False))
+    for warning in loc.warnings:
+        click.echo(f"metrics-registry: warning: {warning}", err=True)
     threshold = SEVERITIES.index(fail_on)  # type: ignore[arg-type]
     if any(SEVERITIES.index(f.severity) <= threshold for report in reports for f in report.findings):
         sys.exit(EXIT_FINDINGS)
