@@ -47,16 +47,16 @@ def _progress(stack: ExitStack) -> Any:
 
 
 def _release(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """``--trl-version``: a release number (PEP 440), checked before it reaches the registry."""
-    if value is None:
-        return None
-    from packaging.version import InvalidVersion, Version
+    """``--trl-version``: a release number, refused as a usage error (exit 2) before any work.
+
+    The same check as ``explain --trl-version`` (:func:`metrics_registry.registry.check_version`).
+    """
+    from metrics_registry.registry import InvalidVersionError, check_version
 
     try:
-        Version(value)
-    except InvalidVersion:
-        raise click.BadParameter(f"{value!r} is not a release number; pass one such as 0.7.10") from None
-    return value
+        return None if value is None else check_version(value)
+    except InvalidVersionError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 def _read_logs(logs: tuple[Path, ...], input_format: str, progress: Any) -> list[RunLog]:
