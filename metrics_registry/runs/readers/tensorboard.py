@@ -42,7 +42,13 @@ def _event_files(folder: Path) -> list[Path]:
 
     if folder.is_file():
         return [folder]
-    return sorted(p for p in folder.iterdir() if p.is_file() and IsTensorFlowEventsFile(str(p)))
+    files = sorted(p for p in folder.iterdir() if IsTensorFlowEventsFile(str(p)) and not p.is_dir())
+    for file in files:
+        if not file.is_file():  # the accumulator would open it and wait for a writer forever
+            raise LogError(
+                f"{file}: not a regular file (a device, a pipe or a socket); remove it from the logging_dir"
+            )
+    return files
 
 
 def _check_records(folder: Path) -> list[ReadProblem]:
