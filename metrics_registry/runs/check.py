@@ -16,6 +16,8 @@ Finding kinds and severities:
 ``log-stopped``      the reader stopped early, at damage (error): the
                      points before it were checked
 ``nul-bytes``        NUL bytes were removed from rows of the log (warning)
+``unterminated``     the last row of a CSV has no line break after it: it
+                     may be cut inside its last cell (warning)
 ``nothing-checked``  no series could be checked: no scalar key, no key the
                      registry knows, or only ambiguous ones (error): such a
                      log is not healthy, whatever else it holds
@@ -24,8 +26,8 @@ Finding kinds and severities:
 ``ambiguous-key``    several families log the key and nothing settled it (info)
 ===================  ======================================================
 
-``log-stopped``, ``nul-bytes`` and ``nothing-checked`` are about the whole
-log: their ``key`` is ``None``.
+``log-stopped``, ``nul-bytes``, ``unterminated`` and ``nothing-checked`` are
+about the whole log: their ``key`` is ``None``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ FindingKind = Literal[
     "non-finite",
     "log-stopped",
     "nul-bytes",
+    "unterminated",
     "nothing-checked",
     "legacy-key",
     "unknown-key",
@@ -87,7 +90,7 @@ class RunFinding:
     info: KeyInfo | None = None
     rule: object | None = None  # the HealthyRule that fired
     violation: Violation | None = None
-    problem: ReadProblem | None = None  # log-stopped, nul-bytes
+    problem: ReadProblem | None = None  # log-stopped, nul-bytes, unterminated
     nothing: NothingChecked | None = None  # nothing-checked
 
     @property
@@ -184,7 +187,7 @@ def check_run(
         if problem.kind == "stopped":
             report.findings.append(RunFinding("log-stopped", "error", None, problem=problem))
         else:
-            report.findings.append(RunFinding("nul-bytes", "warning", None, problem=problem))
+            report.findings.append(RunFinding(problem.kind, "warning", None, problem=problem))
     for key, info in keys.items():
         if on_series is not None:
             on_series(key)

@@ -39,15 +39,19 @@ class ReadProblem:
 
     ``stopped``
         The log is readable up to a point and no further (a truncated or
-        CRC-corrupted TensorBoard record, a cut last line of JSON lines):
-        ``byte`` where the bad record or line starts, ``record`` or ``line``
-        its number (from 1), ``read`` how many records came before it.
+        CRC-corrupted TensorBoard record, a cut last line of JSON lines or
+        last row of a CSV export): ``byte`` where the bad record or line
+        starts (``None`` for CSV, read as text), ``record`` or ``line`` its
+        number (from 1), ``read`` how many records or rows came before it.
     ``nul-bytes``
         NUL bytes (a zero-filled block, as a crash can leave) were removed
         from the CSV rows on ``lines`` before they were read.
+    ``unterminated``
+        The last CSV row, starting on ``line``, has no line break after it:
+        it was read, but it may be cut inside its last cell.
     """
 
-    kind: Literal["stopped", "nul-bytes"]
+    kind: Literal["stopped", "nul-bytes", "unterminated"]
     file: Path
     reason: str = ""  # English, from the reader
     byte: int | None = None

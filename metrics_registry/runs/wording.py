@@ -28,7 +28,7 @@ def _join(items: list[str]) -> str:
 
 
 #: Findings about the whole log, and about one series' values.
-LOG_KINDS = ("log-stopped", "nul-bytes", "nothing-checked")
+LOG_KINDS = ("log-stopped", "nul-bytes", "unterminated", "nothing-checked")
 SERIES_KINDS = ("rule", "non-finite")
 
 
@@ -54,6 +54,11 @@ def _describe_log(finding: RunFinding, loc: Localizer) -> str:
             " the file may be damaged",
             len(problem.lines),
         ) % {"lines": shown, "count": loc.step(len(problem.lines)), "file": problem.file}
+    if finding.kind == "unterminated":
+        return _(
+            "the last row (line %(line)s) of %(file)s has no line break after it: the file may be cut"
+            " inside its last cell; it was read as it is"
+        ) % {"line": str(problem.line), "file": problem.file}
     values = {
         "byte": str(problem.byte),
         "record": str(problem.record),
@@ -62,7 +67,9 @@ def _describe_log(finding: RunFinding, loc: Localizer) -> str:
         "reason": problem.reason,
         "read": loc.step(problem.read),
     }
-    if problem.line is not None:
+    if problem.line is not None and problem.byte is None:  # CSV: rows are lines, not bytes
+        where = _("reading stopped at line %(line)s of %(file)s: %(reason)s") % values
+    elif problem.line is not None:
         where = _("reading stopped at line %(line)s (byte %(byte)s) of %(file)s: %(reason)s") % values
     else:
         where = _("reading stopped at byte %(byte)s (record %(record)s) of %(file)s: %(reason)s") % values

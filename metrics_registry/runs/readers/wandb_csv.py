@@ -15,14 +15,19 @@ An empty cell means the key was not logged at that step; ``NaN`` and
 ``Infinity`` are values, and so are ``true``/``false`` (1 and 0). NUL bytes
 (a zero-filled block, as a crash or a full disk can leave) are removed from
 a row before it is read, and the run gets a ``nul-bytes``
-:class:`ReadProblem` naming the lines.
+:class:`ReadProblem` naming the lines. An export cut while it was written
+ends in a short row (fewer cells than the header) or in a quoted cell that
+never closes: the rows before it are read and the run gets a ``stopped``
+:class:`ReadProblem`; a bad row anywhere else means the file cannot be read.
+A last row that is whole but has no line break after it is read, with an
+``unterminated`` :class:`ReadProblem` (it may be cut inside its last cell).
 """
 
 from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from metrics_registry.runs.log import LogError, ReadProblem, RunLog
@@ -63,6 +68,14 @@ def _clean_row(row: list[str]) -> tuple[list[str], bool]:
     return row, False
 
 
+class _ShortRow(LogError):
+    """A row with fewer cells than the header: damage, or the cut end of the file."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class _Table:
     """The runs of one CSV export, filled row by row."""
 
@@ -73,14 +86,18 @@ class _Table:
         self.time_column = header.index("_timestamp") if "_timestamp" in header else None
         self.columns = _value_columns(header, step_column)
         self.runs: dict[str | None, RunLog] = {}
+        self.rows = 0
 
     def add_row(self, line: int, row: list[str]) -> None:
         path, header = self.path, self.header
         if len(row) != len(header):
-            raise LogError(
+            message = (
                 f"{path}:{line}: {len(row)} cells where the header has {len(header)};"
                 " the file is cut or was edited, export it again"
             )
+            if len(row) < len(header):
+                raise _ShortRow(message, f"{len(row)} of {len(header)} cells")
+            raise LogError(message)
         step = to_float(row[self.step_column])
         if step is None or not math.isfinite(step):
             raise LogError(
@@ -100,12 +117,41 @@ class _Table:
                 run.non_scalar.add(key)
             else:
                 run.add(key, step, value, time)
+        self.rows += 1
+
+
+def _at_end(reader: Iterator[list[str]]) -> bool:
+    """Whether only blank rows are left (after a bad row: then it was the last one)."""
+    try:
+        return not any(any(cell.strip() for cell in row) for row in reader)
+    except csv.Error:
+        return False
+
+
+def _ends_with_line_break(path: Path) -> bool:
+    """Exports end every row with a line break; a file without one at the end may be cut there."""
+    with path.open("rb") as handle:
+        handle.seek(0, 2)
+        if handle.tell() == 0:
+            return True
+        handle.seek(-1, 2)
+        return handle.read(1) in (b"\n", b"\r")
+
+
+def _cut(
+    path: Path, table: _Table, line: int, reason: str, reader: Iterator[list[str]]
+) -> ReadProblem | None:
+    """A ``stopped`` problem when the bad row starting on ``line`` is the last one after good rows."""
+    if table.rows == 0 or not _at_end(reader):
+        return None
+    return ReadProblem("stopped", path, f"the last row is cut: {reason}", line=line, read=table.rows)
 
 
 def read_wandb_csv(path: Path, on_progress: Callable[[int], None] | None = None) -> list[RunLog]:
     """Read ``path``; ``on_progress`` gets the number of rows read so far."""
     with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
+        reader = csv.reader(handle, strict=True)
+        problems: list[ReadProblem] = []
         try:
             header, nul = _clean_row(next(reader))
         except StopIteration:
@@ -122,23 +168,41 @@ def read_wandb_csv(path: Path, on_progress: Callable[[int], None] | None = None)
                 " the x-axis 'Step', or the run history with its '_step' column"
             )
         table = _Table(path, header, step_column)
+        line = last_row = 1  # the last line read; the first line of the last row
         try:
             for raw_row in reader:
-                line = reader.line_num
+                first, line = line + 1, reader.line_num
                 if on_progress is not None and line % 1000 == 0:
                     on_progress(line)
                 row, nul = _clean_row(raw_row)
                 if nul:
                     nul_lines.append(line)
                 if any(cell.strip() for cell in row):
-                    table.add_row(line, row)
+                    last_row = first
+                    try:
+                        table.add_row(line, row)
+                    except _ShortRow as error:
+                        cut = _cut(path, table, first, error.reason, reader)
+                        if cut is None:
+                            raise
+                        problems.append(cut)
+                        break
         except (csv.Error, UnicodeDecodeError) as error:
-            raise LogError(f"{path}:{reader.line_num}: not a valid CSV row ({error})") from error
+            # strict: a quoted cell still open at the end of the file is an error, not a value
+            cut = None
+            if isinstance(error, csv.Error):
+                cut = _cut(path, table, line + 1, f"a quoted cell is not closed ({error})", reader)
+            if cut is None:
+                raise LogError(f"{path}:{reader.line_num}: not a valid CSV row ({error})") from error
+            problems.append(cut)
+    if not problems and table.rows and not _ends_with_line_break(path):
+        problems.append(ReadProblem("unterminated", path, "no line break at the end", line=last_row))
     runs = table.runs
     if not runs:
         raise LogError(f"{path}: holds no records below the header; export the panel data again")
     for run in runs.values():
         run.hf_prefixed = header[step_column] == "train/global_step"
+        run.problems.extend(problems)
         if nul_lines:
             run.problems.append(ReadProblem("nul-bytes", path, "NUL bytes removed", lines=tuple(nul_lines)))
     return [runs[name] for name in sorted(runs, key=lambda n: (n is not None, n or ""))]
