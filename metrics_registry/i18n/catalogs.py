@@ -63,7 +63,16 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
         raise I18nError(f"{path}: {error}") from error
     except UnknownLocaleError as error:
         raise I18nError(f"{path}: unknown locale {error}") from error
-    for context, msgid, previous in _previous_ids(Path(path).read_text(encoding="utf-8")):
+    except ValueError as error:
+        # a header Babel cannot read (Plural-Forms: nplurals=x), or bytes not in the file's charset
+        raise I18nError(
+            f"{path}: not a valid catalog ({error}); fix the header or the file's encoding"
+        ) from error
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise I18nError(f"{path}: not UTF-8 text ({error.reason}); save the catalog as UTF-8") from error
+    for context, msgid, previous in _previous_ids(text):
         message = catalog.get(msgid, context=context)
         if message is not None:
             message.previous_id = [previous]

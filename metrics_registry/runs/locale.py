@@ -26,7 +26,7 @@ from babel.dates import format_datetime
 from babel.messages.catalog import PYTHON_FORMAT, Catalog
 from babel.numbers import format_decimal, format_scientific
 
-from metrics_registry.i18n import catalog_path, locale_of
+from metrics_registry.i18n import I18nError, catalog_path, locale_of
 from metrics_registry.i18n.translate import Translator, UiTranslations, load_catalog
 from metrics_registry.links import metric_url
 from metrics_registry.locate import find_i18n_root
@@ -75,6 +75,9 @@ class Localizer:
     def __init__(self, lang: str = "en", *, site_url: str = "", i18n_root: Path | None = None) -> None:
         self.lang = lang
         self.locale = locale_of(lang)
+        #: One line per catalog that cannot be read or broken translation (``file:line: ...``),
+        #: for the command to print on stderr.
+        self.warnings: list[str] = []
         self.site_url = site_url
         self._ui_file: Path | None = None
         if lang == "en":
@@ -82,13 +85,21 @@ class Localizer:
             self.registry = Translator(None, None)
         else:
             root = i18n_root if i18n_root is not None else find_i18n_root()
-            self.ui = UiTranslations(lang, load_catalog(root, lang, "ui") if root else None)
-            self.registry = Translator(lang, load_catalog(root, lang, "registry") if root else None)
+            self.ui = UiTranslations(lang, self._load(root, "ui"))
+            self.registry = Translator(lang, self._load(root, "registry"))
             self._ui_file = catalog_path(root, lang, "ui") if root else None
         self.registry_fallbacks = 0
-        #: One line per broken translation: ``file:line: ...`` for the command to print on stderr.
-        self.warnings: list[str] = []
         self._checked: dict[str, bool] = {}  # translated text -> usable
+
+    def _load(self, root: Path | None, domain: str) -> Catalog | None:
+        """The catalog, or ``None`` (English) with a warning when it cannot be read."""
+        if root is None:
+            return None
+        try:
+            return load_catalog(root, self.lang, domain)
+        except I18nError as error:
+            self.warnings.append(f"{error}; the report is in English where it needs this catalog")
+            return None
 
     def _usable(self, msgid: str, english: str, translation: str) -> bool:
         """Whether ``translation`` formats like ``english``; warns once when not."""
