@@ -80,7 +80,7 @@ def to_float(value: object) -> float | None:
         try:
             return float(value)
         except OverflowError:  # beyond a float: infinite, which the check reports
-            return math.copysign(math.inf, value)
+            return math.inf if value > 0 else -math.inf  # (copysign would convert it, and overflow)
     if isinstance(value, str):
         text = value.strip()
         special = _SPECIAL.get(text.lower())
