@@ -49,7 +49,8 @@ def _describe_log(finding: RunFinding, loc: Localizer) -> str:
     if finding.kind == "nul-bytes":
         shown = ", ".join(str(n) for n in problem.lines[:5]) + (", …" if len(problem.lines) > 5 else "")
         return loc.ngettext(
-            "NUL bytes removed from line %(lines)s of %(file)s before reading it; the file may be damaged",
+            "NUL bytes removed from %(count)s line of %(file)s (%(lines)s) before reading it;"
+            " the file may be damaged",
             "NUL bytes removed from %(count)s lines of %(file)s (%(lines)s) before reading them;"
             " the file may be damaged",
             len(problem.lines),
@@ -75,11 +76,11 @@ def _describe_log(finding: RunFinding, loc: Localizer) -> str:
         where = _("reading stopped at byte %(byte)s (record %(record)s) of %(file)s: %(reason)s") % values
     checked = (
         loc.ngettext(
-            "the record before it was checked", "the %(read)s records before it were checked", problem.read
+            "%(read)s record before it was checked", "%(read)s records before it were checked", problem.read
         )
         % values
     )
-    return f"{where}; {checked}"
+    return _("%(stopped)s; %(checked)s") % {"stopped": where, "checked": checked}
 
 
 def describe(finding: RunFinding, loc: Localizer) -> str:

@@ -276,7 +276,7 @@ def test_read_problems_become_findings_about_the_whole_log(registry: Registry, t
     stopped, nul, unterminated = (describe(f, loc) for f in report.findings)
     assert stopped == (
         f"reading stopped at line 5 (byte 601) of {file}: the last line is cut: not valid JSON;"
-        " the 4 records before it were checked"
+        " 4 records before it were checked"
     )
     assert nul == (
         f"NUL bytes removed from 2 lines of {file} (3, 9) before reading them; the file may be damaged"
