@@ -77,6 +77,11 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
         raise I18nError(f"{path}: {error}") from error
     except UnknownLocaleError as error:
         raise I18nError(f"{path}: unknown locale {error}") from error
+    except ValueError as error:
+        # a header Babel cannot read (Plural-Forms: nplurals=x), or bytes not in the file's charset
+        raise I18nError(
+            f"{path}: not a valid catalog ({error}); fix the header or the file's encoding"
+        ) from error
     for context, msgid, previous in _previous_ids(text):
         message = catalog.get(msgid, context=context)
         if message is not None:
