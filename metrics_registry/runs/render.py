@@ -26,6 +26,7 @@ from metrics_registry.runs.wording import (
     expected,
     severity_label,
 )
+from metrics_registry.terminal import plain, printable
 
 __all__ = ["describe", "expected", "render_json", "render_markdown", "render_text", "report_to_dict"]
 
@@ -268,12 +269,12 @@ def _print_series(finding: RunFinding, loc: Localizer, console: Console) -> None
     console.print(
         Text.assemble(
             (f"{_MARKS[finding.severity]} {severity_label(finding.severity, loc).upper()}  ", style),
-            (finding.key or "", "bold"),
+            (printable(finding.key or ""), "bold"),
             f"  {what}  ",
             (_("step %(step)s") % {"step": loc.step(finding.step)}, "dim"),
         )
     )
-    body = [Text(describe(finding, loc))]
+    body = [plain(describe(finding, loc))]
     if finding.rule is not None:
         assert entry is not None
         body += [
@@ -288,16 +289,16 @@ def _print_series(finding: RunFinding, loc: Localizer, console: Console) -> None
 def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> None:
     _ = loc.gettext
     for report in reports:
-        console.rule(Text(report.log.name, style="bold"))
+        console.rule(plain(report.log.name, style="bold"))
         facts = Table.grid(padding=(0, 2))
         facts.add_column(style="bold", no_wrap=True)
         facts.add_column()
         for label, value in _header(report, loc):
-            facts.add_row(label, value)
+            facts.add_row(plain(label), plain(value))
         console.print(facts)
         for finding in (f for f in report.findings if f.kind in LOG_KINDS):
             mark = f"{_MARKS[finding.severity]} {severity_label(finding.severity, loc).upper()}  "
-            console.print(Text.assemble((mark, _STYLES[finding.severity]), describe(finding, loc)))
+            console.print(Text.assemble((mark, _STYLES[finding.severity]), printable(describe(finding, loc))))
         series = [f for f in report.findings if f.kind in SERIES_KINDS]
         if not series and _healthy(report):
             console.print(Text(_("Every checked series is healthy."), style="green"))
@@ -310,9 +311,9 @@ def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> N
                 console.print(
                     Text.assemble(
                         (f"{_MARKS['info']} ", _STYLES["info"]),
-                        (finding.key or "", "bold"),
+                        (printable(finding.key or ""), "bold"),
                         ": ",
-                        describe(finding, loc),
+                        printable(describe(finding, loc)),
                     )
                 )
         console.print()

@@ -76,7 +76,7 @@ def test_a_broken_placeholder_falls_back_to_english_with_a_warning(tmp_path: Pat
         (
             b'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n'
             b'\nmsgid "Format"\nmsgstr "\xff"\n',
-            "not a valid catalog",
+            ":6: not UTF-8 (byte 0xff)",
         ),
         (b'garbage "\n msgid \n', "ui.po: "),
     ],
