@@ -13,10 +13,9 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import tomllib
 
 HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 ROOT = HOSTILE.parents[2]

@@ -13,7 +13,7 @@ import io
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -45,7 +45,7 @@ State = Literal["translated", "fuzzy", "missing"]
 
 #: Creation and revision date of a new catalog: fixed, so adding a language is reproducible
 #: (translation tools update ``PO-Revision-Date`` when a translator saves).
-_EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 
 _CHURN = re.compile(r'^"(POT-Creation-Date|Generated-By): .*\\n"\n', re.MULTILINE)
 

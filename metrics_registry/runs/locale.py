@@ -19,7 +19,7 @@ and the message.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.dates import format_datetime
@@ -162,7 +162,7 @@ class Localizer:
         return self.number(step)
 
     def datetime(self, moment: datetime) -> str:
-        return format_datetime(moment, "medium", tzinfo=timezone.utc, locale=self.locale)
+        return format_datetime(moment, "medium", tzinfo=UTC, locale=self.locale)
 
     def suggests(self, entry: Entry, rule: object) -> str:
         """The rule's ``suggests`` text in the report's language (English when not translated)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -96,12 +96,11 @@ class RunLog:
         times = [p.time for points in self.series.values() for p in points if p.time is not None]
         if not times:
             return None
-        from datetime import timezone
 
         try:
             return (
-                datetime.fromtimestamp(min(times), tz=timezone.utc),
-                datetime.fromtimestamp(max(times), tz=timezone.utc),
+                datetime.fromtimestamp(min(times), tz=UTC),
+                datetime.fromtimestamp(max(times), tz=UTC),
             )
         except (OverflowError, OSError, ValueError):  # beyond the years datetime can hold
             return None
