@@ -1,0 +1,241 @@
+"""Raw HTML and dangerous URLs in Markdown text (rules MR150 and MR151).
+
+Registry fields and translations are Markdown that the site turns into
+HTML. The site removes every tag, attribute and URL its sanitiser does not
+allow (:mod:`metrics_registry.site.sanitize`); these checks tell the author
+at ``validate`` time, with the line, instead of letting the text vanish from
+a page or a link silently lose its target.
+
+Written with regular expressions rather than a Markdown parser, on purpose:
+the check must report whatever *any* reader of the text could take for
+markup -- Python-Markdown with the site's extensions, a browser's tolerance
+for malformed tags (``<img/src=x/onerror=...>``), entity-encoded or
+mixed-case URL schemes -- and a parser only sees its own dialect
+(markdown-it, for one, does not take ``<img/src=...>`` for HTML; Python-Markdown
+and browsers do). It errs on the side of reporting; code spans and fenced
+code, which the site shows literally, are left out.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from metrics_registry.findings import Finding
+from metrics_registry.loader import LoadedFile
+
+__all__ = [
+    "DANGEROUS_SCHEMES",
+    "FIXES",
+    "MarkupProblem",
+    "check_markup",
+    "dangerous_scheme",
+    "find_unsafe_markup",
+    "problem_line",
+]
+
+#: URL schemes that run code or smuggle a document in; refused in every form.
+DANGEROUS_SCHEMES = ("javascript", "vbscript", "data")
+
+_CODE = re.compile(r"^( {0,3})(`{3,}|~{3,}).*?^\1\2[ \t]*$|(`+)(?!`).+?(?<!`)\3(?!`)", re.M | re.S)
+# What a browser's tokenizer opens a tag, end tag, comment or processing
+# instruction with, up to the '>' that Python-Markdown needs to see raw HTML.
+_TAG = re.compile(r"<(?:/?[A-Za-z][^<>]*|![^<>]*|\?[^<>]*)>")
+# Python-Markdown's autolinks (<https://...>, <user@host>): links, not HTML.
+_AUTOLINK = re.compile(r"<(?:(?:https?|ftp)://[^<>\s]*|[^<>\s!]+@[^@<>\s]+)>", re.I)
+# attr_list ('{ #id .class key=value }' after an element) writes HTML attributes.
+_ATTR_LIST = re.compile(r"\{:?[ \t]*(?:[#.][\w-]|[^\s=}\"'<>]+[ \t]*=)[^}\n]*\}")
+_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$", re.S)
+_ATTRIBUTE = re.compile(r"""(?:^|[\s/])[^\s/>"'=]+\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""")
+# Where a URL starts: an inline link or image, a reference definition, an
+# autolink-like <scheme:...>, KaTeX's \href{...} and \url{...}.
+_URL_START = re.compile(
+    r"\]\(\s*<?|^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?|<(?=[A-Za-z][A-Za-z0-9+.\-]*:)|\\(?:href|url)\s*\{",
+    re.M,
+)
+# A browser drops ASCII tab and newline anywhere in a URL, and C0 controls
+# and spaces around it, before it reads the scheme.
+_URL_IGNORED = re.compile(r"[\t\n\r]")
+_SCHEME = re.compile(r"[\x00-\x20]*([A-Za-z][A-Za-z0-9+.\-]*):")
+
+
+@dataclass(frozen=True)
+class MarkupProblem:
+    """One piece of markup: what it is, the text that shows it, and where it starts."""
+
+    rule: Literal["MR150", "MR151"]
+    what: str
+    snippet: str
+    offset: int
+
+    def describe(self) -> str:
+        return f"{self.what} {self.snippet!r}"
+
+
+def dangerous_scheme(url: str) -> str | None:
+    """The dangerous scheme ``url`` would have in a browser, decoded as one does, or ``None``.
+
+    >>> dangerous_scheme(" JaVa&#x09;Script:alert(1)")
+    'javascript'
+    >>> dangerous_scheme("&#106avascript:alert(1)")
+    'javascript'
+    >>> dangerous_scheme("data:text/html,<script>") , dangerous_scheme("https://x.org/data:")
+    ('data', None)
+    """
+    decoded = _URL_IGNORED.sub("", html.unescape(_URL_IGNORED.sub("", url)))
+    match = _SCHEME.match(decoded)
+    if match is None:
+        return None
+    scheme = match.group(1).lower()
+    return scheme if scheme in DANGEROUS_SCHEMES else None
+
+
+def _mask(text: str, pattern: re.Pattern[str]) -> str:
+    """``text`` with every match of ``pattern`` blanked out (same length, so offsets hold)."""
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _url_at(text: str, start: int) -> str:
+    """The URL that starts at ``start``: up to a space, a quote, '>', '}' or an unbalanced ')'."""
+    end, depth = start, 0
+    while end < len(text) and end - start < 200 and text[end] not in " \n>}\"'":
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        if depth < 0:
+            break
+        end += 1
+    return text[start:end]
+
+
+def find_unsafe_markup(text: str, *, in_code_span: bool = False) -> list[MarkupProblem]:
+    """Raw HTML (MR150) and dangerous URLs (MR151) in ``text``, in order.
+
+    ``in_code_span`` is for a value the page shows inside a code span (a file
+    path, a config condition): its own backticks would end that span, so
+    nothing in it counts as code.
+
+    >>> [p.describe() for p in find_unsafe_markup('See [x](JAVASCRIPT:alert(1)) and <b>y</b>.')]
+    ["dangerous URL 'JAVASCRIPT:alert(1)'", "raw HTML '<b>'", "raw HTML '</b>'"]
+    >>> find_unsafe_markup("`<script>` is code, a < b, <https://x.org>, &lt;b&gt;")
+    []
+    """
+    problems: list[MarkupProblem] = []
+    plain = text if in_code_span else _mask(text, _CODE)
+    plain = _mask(plain, _AUTOLINK)
+    for tag in _TAG.finditer(plain):
+        problems.append(MarkupProblem("MR150", "raw HTML", _short(tag.group(0)), tag.start()))
+        for attribute in _ATTRIBUTE.finditer(tag.group(0)):
+            problems.extend(_url_problem(attribute, tag.start()))
+    for block in _ATTR_LIST.finditer(_mask(plain, _MATH)):  # '$\sum_{i=1}$' is math
+        what = "HTML attributes set with attr_list"
+        problems.append(MarkupProblem("MR150", what, _short(block.group(0)), block.start()))
+        for attribute in _ATTRIBUTE.finditer(" " + block.group(0)[1:-1]):
+            problems.extend(_url_problem(attribute, block.start() - 1))
+    for start in _URL_START.finditer(plain):
+        url = _url_at(plain, start.end())
+        if dangerous_scheme(url):
+            problems.append(MarkupProblem("MR151", "dangerous URL", _short(url), start.end()))
+    return _unique(sorted(problems, key=lambda p: (p.offset, p.rule)))
+
+
+def _url_problem(attribute: re.Match[str], base: int) -> Iterator[MarkupProblem]:
+    for group in (1, 2, 3):
+        value = attribute.group(group)
+        if value is not None and dangerous_scheme(value):
+            yield MarkupProblem("MR151", "dangerous URL", _short(value), base + attribute.start(group))
+
+
+def _unique(problems: list[MarkupProblem]) -> list[MarkupProblem]:
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for problem in problems:
+        if (problem.rule, problem.offset) not in seen:
+            seen.add((problem.rule, problem.offset))
+            out.append(problem)
+    return out
+
+
+#: How to fix each rule, for findings in registry files and catalogs.
+FIXES = {
+    "MR150": "write Markdown, not HTML (**bold**, [text](https://...)), and put code or literal"
+    " <angle brackets> in backticks; the site removes HTML tags and attributes",
+    "MR151": "link to an https:// or a relative URL; the site drops javascript:, data: and vbscript:"
+    " links in any spelling",
+}
+#: Fields shown inside a code span on the pages (``trainer``), whose backticks end that span.
+_CODE_FIELDS = frozenset({"trainer", "source", "eval_prefix", "option", "condition"})
+#: Fields that never reach a page as Markdown: LaTeX (MR114 checks it) and example data (code blocks).
+_SKIPPED = frozenset({"formula", "inputs", "expected", "output"})
+
+
+def _strings(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    if isinstance(value, dict):
+        for name, item in value.items():
+            if name not in _SKIPPED:
+                yield from _strings(item, (*loc, name))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*loc, index))
+    elif isinstance(value, str):
+        yield loc, value
+
+
+def _field_name(loc: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def problem_line(lines: list[str], first: int | None, value: str, problem: MarkupProblem) -> int | None:
+    """The file line (1-based) showing ``problem`` of ``value``, which starts on or after line ``first``.
+
+    The snippet is looked for in the lines the value can span; where the
+    file writes it differently (escapes, folding), the value's first line.
+    """
+    if first is None:
+        return None
+    needle = problem.snippet[:12]
+    for number in range(first, min(len(lines), first + value.count("\n") + 2) + 1):
+        if needle in lines[number - 1]:
+            return number
+    return first
+
+
+def check_markup(files: list[LoadedFile], registry: object) -> Iterator[Finding]:
+    """MR150/MR151 on every text of every file, valid entries or not (a broken entry still reaches a diff)."""
+    for loaded in files:
+        if not isinstance(loaded.raw, dict):
+            continue
+        try:
+            lines = Path(loaded.path).read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for loc, value in _strings(loaded.raw, ()):
+            problems = find_unsafe_markup(value, in_code_span=loc[-1] in _CODE_FIELDS)
+            if not problems:
+                continue
+            key = None
+            if loc[0] == "metrics" and len(loc) > 2 and isinstance(loc[1], int):
+                item = loaded.raw["metrics"][loc[1]]
+                raw_key = item.get("key") if isinstance(item, dict) else None
+                key = raw_key if isinstance(raw_key, str) else None
+            field = _field_name(loc[2:] if key is not None else loc)
+            for problem in problems:
+                yield Finding(
+                    problem.rule,
+                    loaded.path,
+                    problem_line(lines, loaded.line_of(loc), value, problem),
+                    problem.describe(),
+                    FIXES[problem.rule],
+                    key,
+                    field,
+                )
