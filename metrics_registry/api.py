@@ -7,6 +7,7 @@ of stopping at the first error.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -15,6 +16,9 @@ from metrics_registry.config import builtin_paths, configured_paths
 from metrics_registry.findings import Finding
 from metrics_registry.loader import LoadedFile, load_file
 from metrics_registry.registry import Entry, Registry, RegistryError
+
+# one registry file, or several
+PathOrPaths = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
 
 __all__ = ["InvalidRegistryError", "load", "registry_paths", "validate"]
 
@@ -31,9 +35,14 @@ class InvalidRegistryError(RegistryError):
 
 
 def registry_paths(
-    extra_paths: Iterable[str | Path] = (), *, include_configured: bool = False, builtin: bool = True
+    extra_paths: PathOrPaths = (),
+    *,
+    include_configured: bool = False,
+    builtin: bool = True,
 ) -> list[Path]:
     """Built-in files, then configured extras, then ``extra_paths``, without repeats."""
+    if isinstance(extra_paths, str | os.PathLike):  # one path, not an iterable of its characters
+        extra_paths = [extra_paths]
     paths = list(builtin_paths()) if builtin else []
     if include_configured:
         paths.extend(configured_paths())
@@ -58,7 +67,10 @@ def _build(files: list[LoadedFile]) -> Registry:
 
 
 def validate(
-    extra_paths: Iterable[str | Path] = (), *, include_configured: bool = False, builtin: bool = True
+    extra_paths: PathOrPaths = (),
+    *,
+    include_configured: bool = False,
+    builtin: bool = True,
 ) -> tuple[Registry, list[Finding]]:
     """Load every file and run every check; never raises for bad content."""
     files = [
@@ -72,7 +84,10 @@ def validate(
 
 
 def load(
-    extra_paths: Iterable[str | Path] = (), *, include_configured: bool = False, builtin: bool = True
+    extra_paths: PathOrPaths = (),
+    *,
+    include_configured: bool = False,
+    builtin: bool = True,
 ) -> Registry:
     """The registry: built-in families plus ``extra_paths``.
 

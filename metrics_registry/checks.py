@@ -115,7 +115,9 @@ def check_templates(files: list[LoadedFile], registry: Registry) -> Iterator[Fin
                     loaded.path,
                     loaded.line_of(loc),
                     f"malformed key '{name}': {problem}",
-                    "write placeholders as '{lower_case_name}', e.g. 'rewards/{reward_func_name}/mean'",
+                    "write placeholders as '{lower_case_name}', e.g. 'rewards/{reward_func_name}/mean'"
+                    if "{" in name or "}" in name
+                    else "write the key as the trainer logs it, e.g. 'objective/kl'",
                     metric.key,
                     field,
                 )

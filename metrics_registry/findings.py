@@ -46,6 +46,12 @@ RULES: dict[str, Rule] = _rules(
     ),
     Rule("MR106", "unreadable-file", Severity.error, "The file cannot be read as UTF-8 text."),
     Rule(
+        "MR107",
+        "too-large",
+        Severity.error,
+        "The file is too large, nested too deep or expands too far through YAML aliases to be read safely.",
+    ),
+    Rule(
         "MR110",
         "duplicate-key",
         Severity.error,
@@ -58,7 +64,7 @@ RULES: dict[str, Rule] = _rules(
         Severity.error,
         "see_also, replaces or replaced_by names a metric that does not exist.",
     ),
-    Rule("MR113", "malformed-template", Severity.error, "A templated key is not well formed."),
+    Rule("MR113", "malformed-template", Severity.error, "A key (templated or not) is not well formed."),
     Rule(
         "MR114", "unbalanced-latex", Severity.error, "Braces, \\left/\\right or $ delimiters do not balance."
     ),

@@ -67,6 +67,9 @@ def template_problem(key: str) -> str | None:
     """
     if key.startswith("/") or key.endswith("/") or "//" in key:
         return "a key has no empty path segment (no leading, trailing or doubled '/')"
+    if any(segment in {".", ".."} for segment in key.split("/")):
+        # keys become anchors, file names and URLs: a '..' segment would climb out of the page's folder
+        return "a path segment cannot be '.' or '..'; name what the metric measures"
     names = _PLACEHOLDER.findall(key)
     literal = _PLACEHOLDER.sub("", key)
     if "{" in literal or "}" in literal:

@@ -29,6 +29,17 @@ MODELINE_PREFIX = "# yaml-language-server: $schema="
 
 Loc = tuple[str | int, ...]
 
+# Registry files are untrusted input (a pull request). A file is refused
+# before parsing when larger than this; the built-in ones are ~0.1 MiB.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+# YAML aliases let a few lines stand for billions of values ("billion
+# laughs"), and deep nesting makes ruamel's scanner quadratic and its
+# composer recursive. Values reached through aliases are counted while the
+# document is copied; nesting is measured first with libyaml's event parser
+# (linear, in C). Real registry files use no aliases and nest 6 levels.
+MAX_ALIASED_VALUES = 10_000
+MAX_DEPTH = 64
+
 
 @dataclass
 class LoadedFile:
@@ -62,6 +73,67 @@ class LoadedFile:
         return self.family is not None and not any(f.is_error for f in self.findings)
 
 
+class _TooBigError(Exception):
+    """The document expands beyond :data:`MAX_VALUES` values or :data:`MAX_DEPTH` levels."""
+
+    def __init__(self, what: str, loc: Loc) -> None:
+        super().__init__(what)
+        self.what = what
+        self.loc = loc
+
+
+class _Budget:
+    """How many more values aliases may add to the copy (shared by the whole document)."""
+
+    def __init__(self, values: int = MAX_ALIASED_VALUES) -> None:
+        self.values = values
+        self.seen: set[int] = set()
+
+    def enter(self, node: Any, loc: Loc, aliased: bool) -> bool:
+        """Account for ``node``; return whether it is (inside) a repeated alias."""
+        if isinstance(node, CommentedMap | CommentedSeq):
+            aliased = aliased or id(node) in self.seen
+            self.seen.add(id(node))
+        if aliased:
+            self.values -= 1
+            if self.values < 0:
+                raise _TooBigError(
+                    f"expands to more than {MAX_ALIASED_VALUES:,} values through YAML aliases", loc
+                )
+        if len(loc) > MAX_DEPTH:
+            raise _TooBigError(f"is nested more than {MAX_DEPTH} levels deep", loc)
+        return aliased
+
+
+def _nesting_problem(text: str) -> tuple[int | None, str] | None:
+    """Whether ``text`` nests deeper than :data:`MAX_DEPTH`, found before ruamel reads it.
+
+    PyYAML's event parser (libyaml, in C, where installed) reads the
+    structure in linear time and without recursion; only the depth is
+    looked at here, every other problem is left to ruamel's precise messages.
+    """
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    return (mark.line + 1 if mark else None), f"is nested more than {MAX_DEPTH} levels deep"
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError as error:
+        if "depth" in str(error) or "nesting" in str(error):  # libyaml's own limit (1,000 levels)
+            mark = getattr(error, "problem_mark", None)
+            return (mark.line + 1 if mark else None), f"is nested more than {MAX_DEPTH} levels deep"
+    except RecursionError:
+        return None, f"is nested more than {MAX_DEPTH} levels deep"
+    return None
+
+
 class _TagError(Exception):
     """A YAML tag that would ask for a language-specific object."""
 
@@ -79,8 +151,9 @@ def _check_tag(node: Any, loc: Loc) -> None:
         raise _TagError(tag, loc)
 
 
-def _plain(node: Any, loc: Loc, lines: dict[Loc, int]) -> Any:
+def _plain(node: Any, loc: Loc, lines: dict[Loc, int], budget: _Budget, aliased: bool = False) -> Any:
     """Copy ruamel nodes into dict/list/str/... and record each item's line."""
+    aliased = budget.enter(node, loc, aliased)
     _check_tag(node, loc)
     if isinstance(node, CommentedMap):
         result: dict[str, Any] = {}
@@ -89,7 +162,7 @@ def _plain(node: Any, loc: Loc, lines: dict[Loc, int]) -> Any:
             position = node.lc.key(key)
             if position is not None:
                 lines[child] = position[0] + 1
-            result[str(key)] = _plain(value, child, lines)
+            result[str(key)] = _plain(value, child, lines, budget, aliased)
         return result
     if isinstance(node, CommentedSeq):
         items = []
@@ -98,7 +171,7 @@ def _plain(node: Any, loc: Loc, lines: dict[Loc, int]) -> Any:
             position = node.lc.item(index)
             if position is not None:
                 lines[child] = position[0] + 1
-            items.append(_plain(value, child, lines))
+            items.append(_plain(value, child, lines, budget, aliased))
         return items
     if isinstance(node, bool) or node is None:
         return node
@@ -132,6 +205,16 @@ def _syntax_finding(path: Path, error: YAMLError) -> Finding:
         f"YAML syntax: {text}",
         "correct the YAML at this line (indentation, a missing ':' or an unclosed quote"
         " are the usual causes)",
+    )
+
+
+def _too_big(path: Path, line: int | None, what: str) -> Finding:
+    return Finding(
+        "MR107",
+        path,
+        line,
+        f"the file {what}; it is not read further",
+        "write values out plainly: a registry file needs neither YAML aliases (*name) nor deep nesting",
     )
 
 
@@ -250,7 +333,14 @@ def load_file(path: Path) -> LoadedFile:
     path = Path(path)
     loaded = LoadedFile(path=path)
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            loaded.findings.append(
+                _too_big(path, None, f"is {size:,} bytes, over the limit of {MAX_FILE_BYTES:,}")
+            )
+            return loaded
+        # utf-8-sig: a byte order mark (some Windows editors add one) is not part of the text
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         loaded.findings.append(
             Finding(
@@ -273,6 +363,10 @@ def load_file(path: Path) -> LoadedFile:
                 f"start the file with '{MODELINE_PREFIX}<relative path to registry-file.schema.json>'",
             )
         )
+    nesting = _nesting_problem(text)
+    if nesting is not None:
+        loaded.findings.append(_too_big(path, *nesting))
+        return loaded
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
@@ -280,8 +374,15 @@ def load_file(path: Path) -> LoadedFile:
     except YAMLError as error:
         loaded.findings.append(_syntax_finding(path, error))
         return loaded
+    except RecursionError:  # ruamel's composer recurses once per nesting level
+        loaded.findings.append(_too_big(path, None, f"is nested more than {MAX_DEPTH} levels deep"))
+        return loaded
     try:
-        loaded.raw = _plain(document, (), loaded.lines)
+        loaded.raw = _plain(document, (), loaded.lines, _Budget())
+    except _TooBigError as error:
+        loaded.findings.append(_too_big(path, loaded.line_of(error.loc), error.what))
+        loaded.raw = None
+        return loaded
     except _TagError as error:
         loaded.findings.append(
             Finding(

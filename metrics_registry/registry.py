@@ -22,6 +22,7 @@ from metrics_registry.models import FamilyInfo, Metric, VersionRange
 __all__ = [
     "AmbiguousMetricError",
     "Entry",
+    "InvalidVersionError",
     "Match",
     "Registry",
     "RegistryError",
@@ -32,6 +33,27 @@ __all__ = [
 
 class RegistryError(Exception):
     """Base class of the registry's errors; the message says what to do."""
+
+
+class InvalidVersionError(RegistryError, ValueError):
+    """A release number that is not a version (``--trl-version x``)."""
+
+
+def check_version(text: str) -> str:
+    """``text`` if it is a release number (PEP 440, as TRL's are); raise :class:`InvalidVersionError`.
+
+    >>> check_version("0.7.10")
+    '0.7.10'
+    """
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(text)
+    except (InvalidVersion, TypeError):
+        raise InvalidVersionError(
+            f"'{text}' is not a release number; write it as TRL numbers its releases, e.g. 0.7.10 or 1.2"
+        ) from None
+    return text
 
 
 class UnknownMetricError(RegistryError, KeyError):
@@ -212,6 +234,7 @@ class Registry:
         if family is not None:
             matches = [m for m in matches if m.entry.family.id == family]
         if trl_version is not None:
+            check_version(trl_version)
             matches = [m for m in matches if m.entry.logged_in(trl_version)]
         unique: dict[str, Match] = {}
         for match in matches:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _system import require_system
 
 import metrics_registry
 
@@ -21,3 +22,17 @@ def registry() -> metrics_registry.Registry:
 @pytest.fixture
 def valid_file() -> Path:
     return FIXTURES / "registry" / "valid.yaml"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "system(package): the test needs a Debian package (see tests/_system.py)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _system_packages(request: pytest.FixtureRequest) -> None:
+    """Skip, naming the package, when a system package is missing; in CI (CI=true) fail instead."""
+    for marker in request.node.iter_markers("system"):
+        require_system(marker.args[0])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import metrics_registry
 
 
@@ -37,3 +39,19 @@ def test_load_raises_with_every_finding(tmp_path) -> None:
         metrics_registry.load([broken])
     assert [f.rule for f in error.value.findings] == ["MR102"]
     assert "MR102" in str(error.value)
+
+
+def test_load_takes_one_path_as_a_string(tmp_path) -> None:
+    from pathlib import Path
+
+    valid = Path(__file__).parent / "fixtures" / "registry" / "valid.yaml"
+    registry = metrics_registry.load(str(valid))
+    assert "toy" in registry.families
+    assert "toy" in metrics_registry.load(valid).families
+
+
+def test_unknown_release_number_is_a_clear_error() -> None:
+    from metrics_registry.registry import InvalidVersionError
+
+    with pytest.raises(InvalidVersionError, match="'x' is not a release number"):
+        metrics_registry.load().find("objective/kl", trl_version="x")

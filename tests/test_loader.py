@@ -98,3 +98,40 @@ def test_empty_metrics_list(tmp_path: Path, valid_file: Path) -> None:
     path.write_text(text[: text.index("metrics:")] + "metrics: []\n", encoding="utf-8")
     loaded = load_file(path)
     assert [(f.rule, f.field) for f in loaded.findings] == [("MR104", "metrics")]
+
+
+def test_byte_order_mark_is_not_text(tmp_path: Path, valid_file: Path) -> None:
+    path = tmp_path / "bom.yaml"
+    path.write_bytes(b"\xef\xbb\xbf" + valid_file.read_bytes())
+    assert load_file(path).findings == []
+
+
+def test_aliases_used_sparingly_still_load(tmp_path: Path, valid_file: Path) -> None:
+    # an anchor reused a few times is legitimate YAML; only runaway expansion is refused
+    text = valid_file.read_text(encoding="utf-8")
+    text = text.replace("modes: [train, eval]", "modes: &both [train, eval]", 1)
+    text = text.replace("    unit: reward\n", "    unit: reward\n    modes: *both\n", 1)
+    path = tmp_path / "anchors.yaml"
+    path.write_text(text, encoding="utf-8")
+    loaded = load_file(path)
+    assert loaded.findings == []
+    assert [metric.modes for _, metric in loaded.metrics][1] == ["train", "eval"]
+
+
+@pytest.mark.parametrize("depth", [64, 65])
+def test_nesting_limit_is_exact(tmp_path: Path, depth: int) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text("family: " + "[" * (depth - 1) + "]" * (depth - 1) + "\n", encoding="utf-8")
+    rules = {f.rule for f in load_file(path).findings}
+    assert ("MR107" in rules) == (depth > 64)
+
+
+def test_oversized_file_is_refused_before_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from metrics_registry import loader
+
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", 100)
+    path = tmp_path / "big.yaml"
+    path.write_text("family: x\n" * 20, encoding="utf-8")
+    [finding] = load_file(path).findings
+    assert finding.rule == "MR107"
+    assert "over the limit of 100" in finding.message

@@ -129,6 +129,7 @@ def test_non_utf8_file_is_an_error(tmp_path: Path) -> None:
     assert "not UTF-8" in result.stderr
 
 
+@pytest.mark.system("libime-data-language-model")
 def test_context_files_add_their_words(tmp_path: Path) -> None:
     """词元 ("token") is rare in general text; a sibling page that uses it settles the lost byte."""
     sentence = "被裁剪的词元越来越多。\n"

@@ -71,6 +71,7 @@ def test_the_bundled_counts_are_used_and_can_be_turned_off() -> None:
         assert domain.active() is None
 
 
+@pytest.mark.system("libime-data-language-model")
 @pytest.mark.parametrize("sentence", FIELD_SENTENCES)
 def test_the_fields_words_win_where_the_general_model_prefers_others(sentence: str) -> None:
     assert word_ngrams.active() is not None, word_ngrams.describe()
@@ -80,6 +81,7 @@ def test_the_fields_words_win_where_the_general_model_prefers_others(sentence: s
         assert repair(damaged) != sentence  # what the general model alone makes of it
 
 
+@pytest.mark.system("libime-data-language-model")
 @pytest.mark.parametrize("sentence", ["恢复之后前几百步的损失偏高。", "最初几百步里熵下降得很快。"])
 def test_the_field_speaks_for_a_word_it_only_knows_in_pieces(
     sentence: str, monkeypatch: pytest.MonkeyPatch
@@ -97,6 +99,7 @@ def test_the_field_speaks_for_a_word_it_only_knows_in_pieces(
         assert repair(damaged) != sentence
 
 
+@pytest.mark.system("libime-data-language-model")
 @pytest.mark.parametrize("sentence", ["超出 ε 的词元所占的比例。", "被裁剪的词元越来越多。"])
 def test_a_project_can_bring_its_own_counts(sentence: str) -> None:
     """A word general text hardly uses (词元, "token") wins once a project's own text has it."""

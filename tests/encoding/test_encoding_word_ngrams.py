@@ -18,6 +18,8 @@ IN_THE_MIDDLE_OF = (
     "不要在生产环境中使用这个设置。",
 )
 
+pytestmark = pytest.mark.system("libime-data-language-model")
+
 
 @pytest.fixture
 def model() -> word_ngrams.ChineseWordModel:

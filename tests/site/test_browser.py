@@ -13,15 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _system import require_system
 from playwright.sync_api import Browser, Page, sync_playwright
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
 def _chromium() -> str:
+    require_system("chromium")
     path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not path:
-        pytest.fail("no Chromium: install Debian's ('apt-get install chromium') or set CHROMIUM=/path/to/it")
+    assert path
     return path
 
 
@@ -143,6 +144,7 @@ def test_metrics_index_filters_rows(page: Page, served: str) -> None:
     )
 
 
+@pytest.mark.system("fonts-noto-cjk")
 def test_screenshots_of_a_metric_in_each_language(page: Page, served: str, tmp_path: Path) -> None:
     """The screenshots a reviewer looks at (kept under the test's tmp folder)."""
     for lang in ("en", "vi", "zh"):

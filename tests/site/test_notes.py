@@ -57,6 +57,7 @@ def test_shift_headings_leaves_code_alone() -> None:
     assert shift_headings(text) == "## Title\n\n```\n# not a heading\n```\n\n### Sub\n"
 
 
+@pytest.mark.system("libime-data-language-model")
 def test_the_page_says_whether_the_word_model_weighed_the_lines(
     project: Path, registry: Registry, tmp_path: Path
 ) -> None:
