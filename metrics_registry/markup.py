@@ -172,8 +172,10 @@ FIXES = {
 }
 #: Fields shown inside a code span on the pages (``trainer``), whose backticks end that span.
 _CODE_FIELDS = frozenset({"trainer", "source", "eval_prefix", "option", "condition"})
-#: Fields that never reach a page as Markdown: LaTeX (MR114 checks it) and example data (code blocks).
-_SKIPPED = frozenset({"formula", "inputs", "expected", "output"})
+#: Fields that never reach a page as Markdown: example data (code blocks).
+_SKIPPED = frozenset({"inputs", "expected", "output"})
+#: LaTeX, shown by KaTeX: HTML in it stays text, but ``\\href{javascript:...}`` is a link.
+_LATEX_FIELDS = frozenset({"formula"})
 
 
 def _strings(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
@@ -198,15 +200,31 @@ def _field_name(loc: tuple[str | int, ...]) -> str:
 def problem_line(lines: list[str], first: int | None, value: str, problem: MarkupProblem) -> int | None:
     """The file line (1-based) showing ``problem`` of ``value``, which starts on or after line ``first``.
 
-    The snippet is looked for in the lines the value can span; where the
-    file writes it differently (escapes, folding), the value's first line.
+    The problem's text is looked for in the lines the value can span: the
+    line of its n-th occurrence, n counted in the value up to the problem
+    (a text may show ``javascript:`` several times). Where the file writes
+    it differently (escapes, folding inside it), the value's first line.
+
+    >>> text = "a [x](javascript:1)\\nb <b> [y](javascript:2)"
+    >>> problems = find_unsafe_markup(text)
+    >>> lines = ["key: |-", "  a [x](javascript:1)", "  b <b> [y](javascript:2)"]
+    >>> [problem_line(lines, 1, text, p) for p in problems]
+    [2, 3, 3]
     """
     if first is None:
         return None
-    needle = problem.snippet[:12]
-    for number in range(first, min(len(lines), first + value.count("\n") + 2) + 1):
-        if needle in lines[number - 1]:
+    word = re.match(r"\S{1,12}", value[problem.offset :])  # a fold can only split at a space
+    if word is None:
+        return first
+    needle = word.group(0)
+    before = value.count(needle, 0, problem.offset)
+    # a folded scalar ('>-') spreads a value with no newline over lines of 20+ characters
+    last = first + value.count("\n") + 1 + len(value) // 20
+    for number in range(first, min(len(lines), last) + 1):
+        found = lines[number - 1].count(needle)
+        if before < found:
             return number
+        before -= found
     return first
 
 
@@ -220,7 +238,10 @@ def check_markup(files: list[LoadedFile], registry: object) -> Iterator[Finding]
         except (OSError, UnicodeDecodeError):
             continue
         for loc, value in _strings(loaded.raw, ()):
-            problems = find_unsafe_markup(value, in_code_span=loc[-1] in _CODE_FIELDS)
+            if loc[-1] in _LATEX_FIELDS:
+                problems = [p for p in find_unsafe_markup(value, in_code_span=True) if p.rule == "MR151"]
+            else:
+                problems = find_unsafe_markup(value, in_code_span=loc[-1] in _CODE_FIELDS)
             if not problems:
                 continue
             key = None
