@@ -43,8 +43,11 @@ DANGEROUS_SCHEMES = ("javascript", "vbscript", "data")
 
 _CODE = re.compile(r"^( {0,3})(`{3,}|~{3,}).*?^\1\2[ \t]*$|(`+)(?!`).+?(?<!`)\3(?!`)", re.M | re.S)
 # What a browser's tokenizer opens a tag, end tag, comment or processing
-# instruction with, up to the '>' that Python-Markdown needs to see raw HTML.
-_TAG = re.compile(r"<(?:/?[A-Za-z][^<>]*|![^<>]*|\?[^<>]*)>")
+# instruction with, up to the '>' that Python-Markdown needs to see raw HTML;
+# a quoted attribute value may hold '<' and '>' (href="data:text/html,<script>").
+_TAG = re.compile(
+    r"""<(?:/?[A-Za-z](?:[^<>"']|"[^"]*"|'[^']*')*|/?[A-Za-z][^<>]*|![^<>]*|\?[^<>]*)>"""
+)
 # Python-Markdown's autolinks (<https://...>, <user@host>): links, not HTML.
 _AUTOLINK = re.compile(r"<(?:(?:https?|ftp)://[^<>\s]*|[^<>\s!]+@[^@<>\s]+)>", re.I)
 # attr_list ('{ #id .class key=value }' after an element) writes HTML attributes.
@@ -126,6 +129,8 @@ def find_unsafe_markup(text: str, *, in_code_span: bool = False) -> list[MarkupP
     ["dangerous URL 'JAVASCRIPT:alert(1)'", "raw HTML '<b>'", "raw HTML '</b>'"]
     >>> find_unsafe_markup("`<script>` is code, a < b, <https://x.org>, &lt;b&gt;")
     []
+    >>> [(p.rule, p.snippet) for p in find_unsafe_markup('<a href="data:text/html,<b>">d</a>')][1:]
+    [('MR151', 'data:text/html,<b>'), ('MR150', '</a>')]
     """
     problems: list[MarkupProblem] = []
     plain = text if in_code_span else _mask(text, _CODE)
@@ -213,11 +218,12 @@ def problem_line(lines: list[str], first: int | None, value: str, problem: Marku
     """
     if first is None:
         return None
-    word = re.match(r"\S{1,12}", value[problem.offset :])  # a fold can only split at a space
+    # a fold can only split at a space: look for the word the problem starts with
+    word = re.compile(r"\s*(\S{1,12})").match(value, problem.offset)
     if word is None:
         return first
-    needle = word.group(0)
-    before = value.count(needle, 0, problem.offset)
+    needle = word.group(1)
+    before = value.count(needle, 0, word.start(1))
     # a folded scalar ('>-') spreads a value with no newline over lines of 20+ characters
     last = first + value.count("\n") + 1 + len(value) // 20
     for number in range(first, min(len(lines), last) + 1):
