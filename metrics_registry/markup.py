@@ -21,7 +21,9 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +33,7 @@ from metrics_registry.loader import LoadedFile
 __all__ = [
     "DANGEROUS_SCHEMES",
     "FIXES",
+    "MAX_PROBLEMS_PER_TEXT",
     "MarkupProblem",
     "check_markup",
     "dangerous_scheme",
@@ -41,23 +44,30 @@ __all__ = [
 #: URL schemes that run code or smuggle a document in; refused in every form.
 DANGEROUS_SCHEMES = ("javascript", "vbscript", "data")
 
-_CODE = re.compile(r"^( {0,3})(`{3,}|~{3,}).*?^\1\2[ \t]*$|(`+)(?!`).+?(?<!`)\3(?!`)", re.M | re.S)
+_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})")
+_BACKTICKS = re.compile(r"`+")
 # What a browser's tokenizer opens a tag, end tag, comment or processing
 # instruction with, up to the '>' that Python-Markdown needs to see raw HTML;
 # a quoted attribute value may hold '<' and '>' (href="data:text/html,<script>").
+# Quoted values are bounded so that text full of '<a "' stays linear to scan.
 _TAG = re.compile(
-    r"""<(?:/?[A-Za-z](?:[^<>"']|"[^"]*"|'[^']*')*|/?[A-Za-z][^<>]*|![^<>]*|\?[^<>]*)>"""
+    r"""<(?:/?[A-Za-z](?:[^<>"']|"[^"]{0,300}"|'[^']{0,300}')*|/?[A-Za-z][^<>]*|![^<>]*|\?[^<>]*)>"""
 )
 # Python-Markdown's autolinks (<https://...>, <user@host>): links, not HTML.
 _AUTOLINK = re.compile(r"<(?:(?:https?|ftp)://[^<>\s]*|[^<>\s!]+@[^@<>\s]+)>", re.I)
 # attr_list ('{ #id .class key=value }' after an element) writes HTML attributes.
-_ATTR_LIST = re.compile(r"\{:?[ \t]*(?:[#.][\w-]|[^\s=}\"'<>]+[ \t]*=)[^}\n]*\}")
+# Bounded, like every repeated part that could run past the next match, so
+# that no text makes the scan quadratic (validate must answer in a second).
+_ATTR_LIST = re.compile(r"\{:?[ \t]*(?:[#.][\w-]|[^\s=}\"'<>]{1,40}[ \t]*=)[^}\n]{0,150}\}")
 _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$", re.S)
 _ATTRIBUTE = re.compile(r"""(?:^|[\s/])[^\s/>"'=]+\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""")
 # Where a URL starts: an inline link or image, a reference definition, an
 # autolink-like <scheme:...>, KaTeX's \href{...} and \url{...}.
+# Only where scheme characters run up to a ':' or an '&' (an encoded
+# character): a URL with a scheme starts that way.
 _URL_START = re.compile(
-    r"\]\(\s*<?|^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?|<(?=[A-Za-z][A-Za-z0-9+.\-]*:)|\\(?:href|url)\s*\{",
+    r"(?:\]\(\s*<?|^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?|<(?=[A-Za-z][A-Za-z0-9+.\-]*:)|\\(?:href|url)\s*\{)"
+    r"(?=[\x00-\x20]*[A-Za-z0-9+.\-\t\n]*[:&])",
     re.M,
 )
 # A browser drops ASCII tab and newline anywhere in a URL, and C0 controls
@@ -74,11 +84,19 @@ class MarkupProblem:
     what: str
     snippet: str
     offset: int
+    more: bool = False  # problems of the same text come after this one and are not reported
 
     def describe(self) -> str:
-        return f"{self.what} {self.snippet!r}"
+        more = " (and more in this text)" if self.more else ""
+        return f"{self.what} {self.snippet!r}{more}"
 
 
+#: Problems reported per text: a text made of ten thousand tags is one finding's worth of news,
+#: and looking no further keeps validate fast on any input.
+MAX_PROBLEMS_PER_TEXT = 20
+
+
+@lru_cache(maxsize=4096)  # a text that repeats one link thousands of times decodes it once
 def dangerous_scheme(url: str) -> str | None:
     """The dangerous scheme ``url`` would have in a browser, decoded as one does, or ``None``.
 
@@ -89,6 +107,10 @@ def dangerous_scheme(url: str) -> str | None:
     >>> dangerous_scheme("data:text/html,<script>") , dangerous_scheme("https://x.org/data:")
     ('data', None)
     """
+    if ":" not in url and "&" not in url:  # no scheme, literal or entity-encoded ('&#58;', '&colon;')
+        return None
+    if ":" in url and "&" not in url[: url.index(":")]:
+        url = url[: url.index(":") + 1]  # the scheme ends at the first ':', unless one is encoded before it
     decoded = _URL_IGNORED.sub("", html.unescape(_URL_IGNORED.sub("", url)))
     match = _SCHEME.match(decoded)
     if match is None:
@@ -107,23 +129,73 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _url_at(text: str, start: int) -> str:
-    """The URL that starts at ``start``: up to a space, a quote, '>', '}' or an unbalanced ')'."""
-    end, depth = start, 0
-    while end < len(text) and end - start < 200 and text[end] not in " \n>}\"'":
-        depth += {"(": 1, ")": -1}.get(text[end], 0)
+# A URL runs to a space, a quote, '>' or '}' (at most 200 characters are read).
+_URL_TEXT = re.compile(r"[^ \n>}\"']{0,200}")
+
+
+def _balanced(url: str) -> str:
+    """``url`` up to an unbalanced ')', which ends a Markdown link's target."""
+    depth = 0
+    for paren in re.finditer(r"[()]", url):
+        depth += 1 if paren.group(0) == "(" else -1
         if depth < 0:
-            break
-        end += 1
-    return text[start:end]
+            return url[: paren.start()]
+    return url
 
 
-def find_unsafe_markup(text: str, *, in_code_span: bool = False) -> list[MarkupProblem]:
-    """Raw HTML (MR150) and dangerous URLs (MR151) in ``text``, in order.
+def _mask_code(text: str) -> str:
+    """``text`` with fenced code blocks and code spans blanked out (same length, so offsets hold).
+
+    Written as a scan rather than one regular expression: a backtracking
+    pattern for code spans takes quadratic time on a long run of backticks.
+    As in Markdown, a span opened by n backticks is closed by the next run of
+    exactly n; a fence only counts when it is closed.
+    """
+    chars = list(text)
+
+    def blank(start: int, end: int) -> None:
+        for index in range(start, end):
+            if chars[index] != "\n":
+                chars[index] = " "
+
+    offset, fence, fence_start = 0, "", 0
+    for line in text.split("\n"):
+        match = _FENCE.match(line)
+        if fence and line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+            blank(fence_start, offset + len(line))
+            fence = ""
+        elif not fence and match is not None:
+            fence, fence_start = match.group(2), offset
+        offset += len(line) + 1
+    plain = "".join(chars)
+    runs = [(run.start(), run.end()) for run in _BACKTICKS.finditer(plain)]
+    following: dict[int, int] = {}  # run index -> index of the next run as long
+    last: dict[int, int] = {}
+    for index in range(len(runs) - 1, -1, -1):
+        length = runs[index][1] - runs[index][0]
+        if length in last:
+            following[index] = last[length]
+        last[length] = index
+    index = 0
+    while index < len(runs):
+        close = following.get(index)
+        if close is None or runs[close][0] == runs[index][1]:  # no closing run, or an empty span
+            index += 1
+            continue
+        blank(runs[index][0], runs[close][1])
+        index = close + 1
+    return "".join(chars)
+
+
+def find_unsafe_markup(
+    text: str, *, in_code_span: bool = False, limit: int | None = MAX_PROBLEMS_PER_TEXT
+) -> list[MarkupProblem]:
+    """Raw HTML (MR150) and dangerous URLs (MR151) in ``text``, in order; the first ``limit``.
 
     ``in_code_span`` is for a value the page shows inside a code span (a file
     path, a config condition): its own backticks would end that span, so
-    nothing in it counts as code.
+    nothing in it counts as code. When problems were left out, the last one
+    says so (``more``).
 
     >>> [p.describe() for p in find_unsafe_markup('See [x](JAVASCRIPT:alert(1)) and <b>y</b>.')]
     ["dangerous URL 'JAVASCRIPT:alert(1)'", "raw HTML '<b>'", "raw HTML '</b>'"]
@@ -131,24 +203,43 @@ def find_unsafe_markup(text: str, *, in_code_span: bool = False) -> list[MarkupP
     []
     >>> [(p.rule, p.snippet) for p in find_unsafe_markup('<a href="data:text/html,<b>">d</a>')][1:]
     [('MR151', 'data:text/html,<b>'), ('MR150', '</a>')]
+    >>> [p.describe() for p in find_unsafe_markup("<b>" * 12, limit=2)]
+    ["raw HTML '<b>'", "raw HTML '<b>' (and more in this text)"]
     """
     problems: list[MarkupProblem] = []
-    plain = text if in_code_span else _mask(text, _CODE)
+    plain = text if in_code_span else _mask_code(text)
     plain = _mask(plain, _AUTOLINK)
-    for tag in _TAG.finditer(plain):
+    # Each scan finds its problems in order, so its first `limit` are all the merged list can show;
+    # one more tells whether any were left out.
+    more = None if limit is None else limit + 1
+    tags = list(islice(_TAG.finditer(plain), more))
+    blocks = list(islice(_ATTR_LIST.finditer(_mask(plain, _MATH)), more))  # '$\sum_{i=1}$' is math
+    urls = list(islice(_dangerous_urls(plain), more))
+    cut = limit is not None and max(len(tags), len(blocks), len(urls)) > limit
+    for tag in tags[:limit]:
         problems.append(MarkupProblem("MR150", "raw HTML", _short(tag.group(0)), tag.start()))
         for attribute in _ATTRIBUTE.finditer(tag.group(0)):
             problems.extend(_url_problem(attribute, tag.start()))
-    for block in _ATTR_LIST.finditer(_mask(plain, _MATH)):  # '$\sum_{i=1}$' is math
+    for block in blocks[:limit]:
         what = "HTML attributes set with attr_list"
         problems.append(MarkupProblem("MR150", what, _short(block.group(0)), block.start()))
         for attribute in _ATTRIBUTE.finditer(" " + block.group(0)[1:-1]):
             problems.extend(_url_problem(attribute, block.start() - 1))
+    problems.extend(urls[:limit])
+    problems = _unique(sorted(problems, key=lambda p: (p.offset, p.rule)))
+    if limit is None or (len(problems) <= limit and not cut):
+        return problems
+    shown = problems[:limit]
+    shown[-1] = replace(shown[-1], more=True)
+    return shown
+
+
+def _dangerous_urls(plain: str) -> Iterator[MarkupProblem]:
+    """MR151 for every link, image, reference definition or KaTeX link target, in order."""
     for start in _URL_START.finditer(plain):
-        url = _url_at(plain, start.end())
-        if dangerous_scheme(url):
-            problems.append(MarkupProblem("MR151", "dangerous URL", _short(url), start.end()))
-    return _unique(sorted(problems, key=lambda p: (p.offset, p.rule)))
+        url = _URL_TEXT.match(plain, start.end()).group(0)  # type: ignore[union-attr]  # '' at worst
+        if dangerous_scheme(url) and dangerous_scheme(url := _balanced(url)):
+            yield MarkupProblem("MR151", "dangerous URL", _short(url), start.end())
 
 
 def _url_problem(attribute: re.Match[str], base: int) -> Iterator[MarkupProblem]:
