@@ -20,6 +20,7 @@ from metrics_registry.clierrors import fail, user_errors
 from metrics_registry.config import ConfigError
 from metrics_registry.encoding.domain import DomainModelError
 from metrics_registry.encoding.word_ngrams import WordModelError
+from metrics_registry.i18n import I18nError
 from metrics_registry.registry import Registry, RegistryError
 
 __all__ = ["main"]
@@ -46,14 +47,15 @@ class _Context:
                 from metrics_registry.i18n.qa import check_catalogs
 
                 findings.extend(check_catalogs(config.parent))
-        findings.extend(check_text_files(files))
+        # a device or a pipe given as a registry file is already reported by the loader (MR106)
+        findings.extend(check_text_files(path for path in files if path.is_file()))
         return registry, findings
 
     def load(self) -> Registry:
         return load(self.extra, include_configured=self.use_config)
 
 
-_user_errors = user_errors(RegistryError, ConfigError, WordModelError, DomainModelError)
+_user_errors = user_errors(RegistryError, ConfigError, WordModelError, DomainModelError, I18nError)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -181,11 +183,16 @@ def registry_hint(registry: Registry, key: str, family: str | None, trl_version:
     """Say that ``key`` is unknown, with the closest known keys."""
     import difflib
 
+    from metrics_registry.keys import shown
+
     names = sorted({e.key for e in registry} | {a for e in registry for a in e.metric.aliases})
-    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
-    scope = (f" in family '{family}'" if family else "") + (f" for TRL {trl_version}" if trl_version else "")
+    # difflib is quadratic in the key's length: no suggestion for a key far longer than any known one
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6) if len(key) <= 200 else []
+    scope = (f" in family '{shown(family)}'" if family else "") + (
+        f" for TRL {trl_version}" if trl_version else ""
+    )
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"no metric '{key}'{scope}{hint}"
+    return f"no metric '{shown(key)}'{scope}{hint}"
 
 
 @cli.command()
@@ -291,7 +298,7 @@ def build(obj: _Context, output: Path, langs: tuple[str, ...], site_url: str | N
 
 
 @cli.command()
-@click.option("--port", default=8000, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.pass_obj
 @_user_errors
 def serve(obj: _Context, port: int) -> None:

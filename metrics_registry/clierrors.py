@@ -26,7 +26,11 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def user_errors(*expected: type[BaseException]) -> Callable[[F], F]:
-    """Turn ``expected`` exceptions (and ``OSError``) into :func:`fail`."""
+    """Turn ``expected`` exceptions (and ``OSError``) into :func:`fail`.
+
+    The exit code is the exception's ``exit_code`` attribute when it has one
+    (2 for a refused output path), else 1.
+    """
 
     def decorate(function: F) -> F:
         @wraps(function)
@@ -34,9 +38,13 @@ def user_errors(*expected: type[BaseException]) -> Callable[[F], F]:
             try:
                 return function(*args, **kwargs)
             except expected as error:
-                fail(str(error))
-            except OSError as error:
-                fail(f"{error.filename or ''}: {error.strerror or error}")
+                fail(str(error), getattr(error, "exit_code", 1))
+            except OSError as error:  # fileio.WriteRefused carries exit_code 2 (nothing was touched)
+                reason = error.strerror or str(error)
+                fail(
+                    f"{error.filename}: {reason}" if error.filename else reason,
+                    getattr(error, "exit_code", 1),
+                )
 
         return wrapper  # type: ignore[return-value]
 

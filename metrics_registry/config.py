@@ -13,10 +13,9 @@ Paths are relative to that ``pyproject.toml``. The environment variable
 from __future__ import annotations
 
 import os
+import tomllib
 from importlib import resources
 from pathlib import Path
-
-import tomllib
 
 __all__ = ["ENV_VAR", "ConfigError", "builtin_paths", "configured_paths", "find_project_config"]
 

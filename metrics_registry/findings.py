@@ -52,6 +52,13 @@ RULES: dict[str, Rule] = _rules(
         "The file is too large, nested too deep or expands too far through YAML aliases to be read safely.",
     ),
     Rule(
+        "MR108",
+        "control-character",
+        Severity.error,
+        "A text holds a control character (an escape sequence, a bidirectional override) that would"
+        " act on a terminal or hide what the text says.",
+    ),
+    Rule(
         "MR110",
         "duplicate-key",
         Severity.error,

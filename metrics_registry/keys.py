@@ -25,6 +25,7 @@ __all__ = [
     "compile_template",
     "is_templated",
     "placeholders",
+    "shown",
     "template_problem",
 ]
 
@@ -41,6 +42,18 @@ _LITERAL_CHARS = re.compile(r"^[A-Za-z0-9_.\-/]*$")
 
 class TemplateError(ValueError):
     """A templated key that cannot be compiled."""
+
+
+def shown(key: str, limit: int = 120) -> str:
+    r"""``key`` as an error message may quote it: control characters escaped, long keys cut.
+
+    >>> shown("ok/\x1b[2Jkey")
+    'ok/\\x1b[2Jkey'
+    >>> shown("a/" * 100, limit=10)
+    'a/a/a/a/a/… (200 characters)'
+    """
+    visible = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in key)
+    return visible if len(visible) <= limit else f"{visible[:limit]}… ({len(key)} characters)"
 
 
 def is_templated(key: str) -> bool:

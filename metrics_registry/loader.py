@@ -1,44 +1,41 @@
 """Read one registry YAML file into typed models, with findings that carry lines.
 
-ruamel.yaml's round-trip parser is used because it records the line of
-every key and list item; the data is copied into plain Python objects
-before pydantic sees it. Nothing in the YAML is ever executed: the
-round-trip constructor builds only mappings, lists and scalars, and any
-language-specific tag (``!!python/...``) is a syntax finding.
+:mod:`metrics_registry.yamlread` turns the text into plain Python objects
+and the line of every key and list item (libyaml, bounded, nothing ever
+executed: any language-specific tag such as ``!!python/...`` is a syntax
+finding); pydantic then validates each part on its own.
 """
 
 from __future__ import annotations
 
 import difflib
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import DuplicateKeyError
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from metrics_registry.findings import Finding
 from metrics_registry.models import FamilyInfo, Metric, RegistryFile
+from metrics_registry.yamlread import (
+    MAX_ALIASED_VALUES,
+    MAX_DEPTH,
+    DuplicateKeyError,
+    Loc,
+    TagError,
+    TooBigError,
+    YAMLError,
+    read_yaml,
+)
 
-__all__ = ["MODELINE_PREFIX", "LoadedFile", "load_file"]
+__all__ = ["MAX_ALIASED_VALUES", "MAX_DEPTH", "MODELINE_PREFIX", "LoadedFile", "load_file"]
 
 MODELINE_PREFIX = "# yaml-language-server: $schema="
-
-Loc = tuple[str | int, ...]
 
 # Registry files are untrusted input (a pull request). A file is refused
 # before parsing when larger than this; the built-in ones are ~0.1 MiB.
 MAX_FILE_BYTES = 8 * 1024 * 1024
-# YAML aliases let a few lines stand for billions of values ("billion
-# laughs"), and deep nesting makes ruamel's scanner quadratic and its
-# composer recursive. Values reached through aliases are counted while the
-# document is copied; nesting is measured first with libyaml's event parser
-# (linear, in C). Real registry files use no aliases and nest 6 levels.
-MAX_ALIASED_VALUES = 10_000
-MAX_DEPTH = 64
 
 
 @dataclass
@@ -73,130 +70,10 @@ class LoadedFile:
         return self.family is not None and not any(f.is_error for f in self.findings)
 
 
-class _TooBigError(Exception):
-    """The document expands beyond :data:`MAX_VALUES` values or :data:`MAX_DEPTH` levels."""
-
-    def __init__(self, what: str, loc: Loc) -> None:
-        super().__init__(what)
-        self.what = what
-        self.loc = loc
-
-
-class _Budget:
-    """How many more values aliases may add to the copy (shared by the whole document)."""
-
-    def __init__(self, values: int = MAX_ALIASED_VALUES) -> None:
-        self.values = values
-        self.seen: set[int] = set()
-
-    def enter(self, node: Any, loc: Loc, aliased: bool) -> bool:
-        """Account for ``node``; return whether it is (inside) a repeated alias."""
-        if isinstance(node, CommentedMap | CommentedSeq):
-            aliased = aliased or id(node) in self.seen
-            self.seen.add(id(node))
-        if aliased:
-            self.values -= 1
-            if self.values < 0:
-                raise _TooBigError(
-                    f"expands to more than {MAX_ALIASED_VALUES:,} values through YAML aliases", loc
-                )
-        if len(loc) > MAX_DEPTH:
-            raise _TooBigError(f"is nested more than {MAX_DEPTH} levels deep", loc)
-        return aliased
-
-
-def _nesting_problem(text: str) -> tuple[int | None, str] | None:
-    """Whether ``text`` nests deeper than :data:`MAX_DEPTH`, found before ruamel reads it.
-
-    PyYAML's event parser (libyaml, in C, where installed) reads the
-    structure in linear time and without recursion; only the depth is
-    looked at here, every other problem is left to ruamel's precise messages.
-    """
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=loader):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    mark = event.start_mark
-                    return (mark.line + 1 if mark else None), f"is nested more than {MAX_DEPTH} levels deep"
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-    except yaml.YAMLError as error:
-        if "depth" in str(error) or "nesting" in str(error):  # libyaml's own limit (1,000 levels)
-            mark = getattr(error, "problem_mark", None)
-            return (mark.line + 1 if mark else None), f"is nested more than {MAX_DEPTH} levels deep"
-    except RecursionError:
-        return None, f"is nested more than {MAX_DEPTH} levels deep"
-    return None
-
-
-class _TagError(Exception):
-    """A YAML tag that would ask for a language-specific object."""
-
-    def __init__(self, tag: str, loc: Loc) -> None:
-        super().__init__(tag)
-        self.tag = tag
-        self.loc = loc
-
-
-def _check_tag(node: Any, loc: Loc) -> None:
-    # The round-trip parser does not execute '!!python/...' tags, it keeps
-    # them on the node; refuse them so that no caller ever sees one.
-    tag = getattr(getattr(node, "tag", None), "value", None)
-    if tag and (not tag.startswith("tag:yaml.org,2002:") or "python/" in tag):
-        raise _TagError(tag, loc)
-
-
-def _plain(node: Any, loc: Loc, lines: dict[Loc, int], budget: _Budget, aliased: bool = False) -> Any:
-    """Copy ruamel nodes into dict/list/str/... and record each item's line."""
-    aliased = budget.enter(node, loc, aliased)
-    _check_tag(node, loc)
-    if isinstance(node, CommentedMap):
-        result: dict[str, Any] = {}
-        for key, value in node.items():
-            child = (*loc, str(key))
-            position = node.lc.key(key)
-            if position is not None:
-                lines[child] = position[0] + 1
-            result[str(key)] = _plain(value, child, lines, budget, aliased)
-        return result
-    if isinstance(node, CommentedSeq):
-        items = []
-        for index, value in enumerate(node):
-            child = (*loc, index)
-            position = node.lc.item(index)
-            if position is not None:
-                lines[child] = position[0] + 1
-            items.append(_plain(value, child, lines, budget, aliased))
-        return items
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    return node  # dates and other scalars: pydantic reports them precisely
-
-
 def _syntax_finding(path: Path, error: YAMLError) -> Finding:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     line = mark.line + 1 if mark is not None else None
-    if isinstance(error, DuplicateKeyError):
-        text = str(getattr(error, "problem", "") or error).strip().splitlines()[0]
-        return Finding(
-            "MR101",
-            path,
-            line,
-            f"{text}; the second value would silently win",
-            "keep one of the two fields and delete the other",
-        )
-    problem = getattr(error, "problem", None) if isinstance(error, MarkedYAMLError) else None
+    problem = getattr(error, "problem", None)
     text = (problem or str(error)).strip().splitlines()[0]
     return Finding(
         "MR100",
@@ -333,14 +210,29 @@ def load_file(path: Path) -> LoadedFile:
     path = Path(path)
     loaded = LoadedFile(path=path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            loaded.findings.append(
+                Finding(
+                    "MR106",
+                    path,
+                    None,
+                    "cannot read the file: it is not a regular file (a device, a pipe or a folder)",
+                    "give the path of a registry YAML file",
+                )
+            )
+            return loaded
+        with path.open("rb") as stream:
+            # read one byte past the limit: a file that grows after stat() is still caught
+            data = stream.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            size = max(status.st_size, len(data))
             loaded.findings.append(
                 _too_big(path, None, f"is {size:,} bytes, over the limit of {MAX_FILE_BYTES:,}")
             )
             return loaded
         # utf-8-sig: a byte order mark (some Windows editors add one) is not part of the text
-        text = path.read_text(encoding="utf-8-sig")
+        text = data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         loaded.findings.append(
             Finding(
@@ -363,37 +255,35 @@ def load_file(path: Path) -> LoadedFile:
                 f"start the file with '{MODELINE_PREFIX}<relative path to registry-file.schema.json>'",
             )
         )
-    nesting = _nesting_problem(text)
-    if nesting is not None:
-        loaded.findings.append(_too_big(path, *nesting))
-        return loaded
-    yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = False
     try:
-        document = yaml.load(text)
+        loaded.raw, loaded.lines = read_yaml(text)
     except YAMLError as error:
         loaded.findings.append(_syntax_finding(path, error))
         return loaded
-    except RecursionError:  # ruamel's composer recurses once per nesting level
-        loaded.findings.append(_too_big(path, None, f"is nested more than {MAX_DEPTH} levels deep"))
+    except DuplicateKeyError as error:
+        loaded.findings.append(
+            Finding(
+                "MR101",
+                path,
+                error.line,
+                f"{error}; the second value would silently win",
+                "keep one of the two fields and delete the other",
+            )
+        )
         return loaded
-    try:
-        loaded.raw = _plain(document, (), loaded.lines, _Budget())
-    except _TooBigError as error:
-        loaded.findings.append(_too_big(path, loaded.line_of(error.loc), error.what))
-        loaded.raw = None
+    except TooBigError as error:
+        loaded.findings.append(_too_big(path, error.line, error.what))
         return loaded
-    except _TagError as error:
+    except TagError as error:
         loaded.findings.append(
             Finding(
                 "MR100",
                 path,
-                loaded.line_of(error.loc),
+                error.line,
                 f"YAML tag '{error.tag}' is not allowed; registry files hold plain data only",
                 "remove the tag and write the value as a plain string, number, list or mapping",
             )
         )
-        loaded.raw = None
         return loaded
     if not isinstance(loaded.raw, dict):
         loaded.findings.append(
@@ -406,8 +296,35 @@ def load_file(path: Path) -> LoadedFile:
             )
         )
         return loaded
+    loaded.findings.extend(_control_character_findings(loaded))
     _validate_parts(loaded)
     return loaded
+
+
+def _control_character_findings(loaded: LoadedFile) -> list[Finding]:
+    """An MR108 finding per text of the file that holds a terminal or bidirectional control."""
+    from metrics_registry.terminal import CONTROL_CHARACTERS, printable
+
+    findings = []
+    pending: list[tuple[Loc, Any]] = [((), loaded.raw)]
+    while pending:
+        loc, value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(((*loc, key), item) for key, item in value.items())
+        elif isinstance(value, list):
+            pending.extend(((*loc, index), item) for index, item in enumerate(value))
+        elif isinstance(value, str) and (found := CONTROL_CHARACTERS.search(value)):
+            findings.append(
+                Finding(
+                    "MR108",
+                    loaded.path,
+                    loaded.line_of(loc),
+                    f"'{_field_path(loc)}' holds the control character {printable(found.group())!r}",
+                    "delete it: registry texts are plain Markdown (write a tab or a new line as such)",
+                    field=_field_path(loc),
+                )
+            )
+    return sorted(findings, key=lambda finding: finding.line or 0)
 
 
 def _validate_parts(loaded: LoadedFile) -> None:

@@ -12,7 +12,7 @@ error with a line number, never a silently ignored value.
 from __future__ import annotations
 
 import re
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -50,7 +50,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
 
 
-class Category(str, Enum):
+class Category(StrEnum):
     """What a metric is about; drives grouping on the pages."""
 
     reward = "reward"
@@ -71,7 +71,7 @@ class Category(str, Enum):
     group = "group"
 
 
-class Unit(str, Enum):
+class Unit(StrEnum):
     """Closed list of units, so the same quantity is never spelled two ways."""
 
     nats = "nats"
@@ -89,7 +89,7 @@ class Unit(str, Enum):
     distribution = "distribution"  # a histogram, not a scalar
 
 
-class Reduce(str, Enum):
+class Reduce(StrEnum):
     """The reduction that turns per-item values into the logged number."""
 
     mean = "mean"
@@ -106,7 +106,7 @@ class Reduce(str, Enum):
     value = "value"  # a single value read off, nothing reduced (e.g. the learning rate)
 
 
-class CrossProcess(str, Enum):
+class CrossProcess(StrEnum):
     """How values from several processes (ranks) are combined."""
 
     gather = "gather"  # gathered from all ranks, then reduced
@@ -116,7 +116,7 @@ class CrossProcess(str, Enum):
     none = "none"  # per process, not combined
 
 
-class Goal(str, Enum):
+class Goal(StrEnum):
     """Which way is better, for dashboards (W&B ``define_metric`` objective)."""
 
     maximize = "maximize"
@@ -125,7 +125,7 @@ class Goal(str, Enum):
     none = "none"  # descriptive only
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     error = "error"
     warning = "warning"
     info = "info"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from metrics_registry.keys import Reference, compile_template, is_templated, template_problem
+from metrics_registry.keys import Reference, compile_template, is_templated, shown, template_problem
 from metrics_registry.models import FamilyInfo, Metric, VersionRange
 
 __all__ = [
@@ -256,7 +256,7 @@ class Registry:
         )
         if not matches:
             raise UnknownMetricError(
-                f"no metric '{key}'{scope}; run 'metrics-registry export' to list the known keys"
+                f"no metric '{shown(key)}'{scope}; run 'metrics-registry export' to list the known keys"
             )
         families = ", ".join(f"{m.entry.family.id} ({m.entry.version_text()})" for m in matches)
         raise AmbiguousMetricError(

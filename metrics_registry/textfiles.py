@@ -5,28 +5,23 @@ Registry YAML, translation catalogs and docs pages are scanned with
 finding with its line and the repair the encoding module would write, so
 ``metrics-registry validate`` stops damaged text before it reaches the site.
 
-In Markdown, code spans and fenced blocks are left out: that is where a page
-shows mojibake on purpose (the translation guide lists examples).
+Mojibake quoted on purpose is not reported: the encoding module leaves out
+what a clean page quotes (:mod:`metrics_registry.encoding.quotation`), and
+here code is always left out, even in a page with damage elsewhere: code
+spans and code blocks (Markdown pages; code spans in catalogs and YAML) are
+where the project's pages show mojibake as examples.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from metrics_registry.encoding import Kind, diagnose
+from metrics_registry.encoding.markup import Layout, layout, markup_for
 from metrics_registry.findings import Finding
 
 __all__ = ["check_text_files", "project_text_files"]
-
-_MARKDOWN_CODE = re.compile(r"^( {0,3})(`{3,}|~{3,}).*?^\1\2[ \t]*$|(`+)(?!`).+?(?<!`)\3(?!`)", re.M | re.S)
-
-
-def _code_ranges(path: Path, text: str) -> list[tuple[int, int]]:
-    if path.suffix != ".md":
-        return []
-    return [match.span() for match in _MARKDOWN_CODE.finditer(text)]
 
 
 def project_text_files(root: Path) -> Iterator[Path]:
@@ -43,9 +38,11 @@ def check_text_files(paths: Iterable[Path]) -> list[Finding]:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        code = _code_ranges(Path(path), text)
-        for found in diagnose(text):
-            if any(start <= found.start and found.end <= end for start, end in code):
+        markup = markup_for(str(path))
+        damage = diagnose(text, markup=markup)
+        where = layout(text, markup) if damage else Layout()
+        for found in damage:
+            if where.in_code(found.start, found.end):
                 continue
             if found.kind is Kind.UNREPAIRED:
                 fix = "retype the damaged text from its source; no repair is certain enough"

@@ -13,10 +13,9 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import tomllib
 
 HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 ROOT = HOSTILE.parents[2]
@@ -39,6 +38,7 @@ class Case:
     writes: tuple[str, ...] = ()
     stdin_file: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    cwd: str = ""  # a subfolder of the copy to run in (a mini project with its own pyproject.toml)
 
     @property
     def id(self) -> str:
@@ -72,6 +72,7 @@ def load_cases(root: Path = HOSTILE) -> list[Case]:
                     writes=tuple(item.get("writes", ())),
                     stdin_file=item.get("stdin_file", ""),
                     env=dict(item.get("env", {})),
+                    cwd=item.get("cwd", ""),
                 )
             )
     return cases
@@ -113,7 +114,7 @@ def run_case(case: Case, work: Path) -> Outcome:
     try:
         process = subprocess.run(
             [sys.executable, "-m", "metrics_registry.cli", *args],
-            cwd=folder,
+            cwd=folder / case.cwd,
             input=stdin,
             capture_output=True,
             env=env,

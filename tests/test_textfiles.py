@@ -37,7 +37,9 @@ def test_damaged_yaml_line_is_reported_with_its_repair(tmp_path: Path) -> None:
 def test_catalogs_and_pages_are_scanned_outside_code(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
-        f"# Title\n\n`{DAMAGED}` is an example.\n\n```\n{DAMAGED}\n```\n\nBut {DAMAGED} here.\n", "utf-8"
+        f"# Title\n\n`{DAMAGED}` is an example.\n\n```\n{DAMAGED}\n```\n\nBut {DAMAGED} here.\n\n"
+        f"    {DAMAGED} in an indented block\n\n| `{DAMAGED}` | in a table |\n| --- | --- |\n",
+        "utf-8",
     )
     catalog = tmp_path / "ui.po"
     catalog.write_text(f'msgid "Vietnamese"\nmsgstr "{DAMAGED}"\n', encoding="utf-8")

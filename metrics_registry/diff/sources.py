@@ -19,10 +19,9 @@ files are loaded: the installed package's built-in families are not added.
 from __future__ import annotations
 
 import subprocess
+import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-
-import tomllib
 
 from metrics_registry.api import validate
 from metrics_registry.findings import Finding

@@ -14,10 +14,11 @@ from pathlib import Path
 import click
 
 from metrics_registry.encoding import domain
-from metrics_registry.encoding.atomic import replace_file
 from metrics_registry.encoding.domain import DomainModel, DomainModelError
+from metrics_registry.encoding.markup import markup_for
 from metrics_registry.encoding.repair import repair_with_findings
 from metrics_registry.encoding.word_ngrams import WordModelError
+from metrics_registry.fileio import WriteError, atomic_write
 
 __all__ = ["fix_encoding"]
 
@@ -86,7 +87,10 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     context: tuple[str, ...],
 ) -> None:
     """Repair mojibake in PATH... ('-' reads stdin): UTF-8 read as Windows-1252, -1254, Latin-1 and
-    the like, once or twice, even where bytes were lost on the way. Clean text is never changed.
+    the like, once or twice, even where bytes were lost on the way. Clean text is never changed,
+    and neither is mojibake a page quotes as an example: in code (Markdown code spans and blocks
+    in .md files and stdin, code spans elsewhere), in quotation marks or a table cell of an
+    otherwise clean page, or on a line that also holds clean non-ASCII text.
 
     Without options the repaired text goes to stdout (one PATH only).
     --check prints PATH:LINE:COLUMN: KIND 'damaged' -> 'repaired' for each
@@ -118,7 +122,7 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
         text = _read(path)
         try:
             with domain.using(field):
-                result = repair_with_findings(text)
+                result = repair_with_findings(text, markup=markup_for(path))
         except WordModelError as error:  # METRICS_REGISTRY_ZH_LM names a file that is not a model
             _fail(str(error))
         if check:
@@ -136,9 +140,10 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
             click.echo("".join(lines), nl=False)
         if in_place and result.text != text:
             try:
-                backup = replace_file(Path(path), result.text.encode("utf-8"), backup=not no_backup)
-            except OSError as error:
-                _fail(f"{path}: {error.strerror or error}")
+                # through a symlink to its target; a hard-linked file in place (see fileio)
+                backup = atomic_write(path, result.text, backup=not no_backup)
+            except WriteError as error:
+                _fail(str(error), error.exit_code)
             kept = f" (original kept as {backup})" if backup else ""
             click.echo(f"{path}: repaired {len(result.findings)} spot(s){kept}", err=True)
         if to_stdout:

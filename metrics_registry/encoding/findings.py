@@ -8,13 +8,13 @@ likely each looked.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 __all__ = ["Alternative", "Edit", "Finding", "Kind", "Spot"]
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """The kinds of damage."""
 
     MOJIBAKE = "mojibake"  # UTF-8 read with a one-byte code page, nothing lost

@@ -11,6 +11,10 @@ also undoes double encoding and makes ``repair(repair(x)) == repair(x)``.
 Text with no pair of characters that reads as the start of a UTF-8
 character (see :data:`.codepages.SUSPECT_RE`) returns at once: clean text
 costs one regular-expression scan.
+
+Mojibake a document quotes on purpose (in code, in quotation marks, next to
+the clean form it stands for) is not damage: :mod:`.quotation` says which
+findings are such quotations, and they are neither repaired nor reported.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from metrics_registry.encoding.codepages import CODEPAGES, SUSPECT_RE, Codepage,
 from metrics_registry.encoding.detection import Detection, detect
 from metrics_registry.encoding.findings import Edit, Finding, Kind
 from metrics_registry.encoding.lossy import repair_lost_bytes
+from metrics_registry.encoding.markup import Markup
+from metrics_registry.encoding.quotation import quotations
 from metrics_registry.encoding.utf8 import UnitKind
 
 __all__ = ["Repaired", "diagnose", "repair", "repair_with_findings"]
@@ -40,30 +46,59 @@ class Repaired(NamedTuple):
     findings: list[Finding]
 
 
-def repair(text: str) -> str:
+def repair(text: str, *, markup: Markup = "auto") -> str:
     """Undo mojibake in ``text``, putting back bytes lost on the way; clean text comes back unchanged.
+
+    ``markup`` says how to find the code of ``text`` (where mojibake may be
+    quoted): ``"markdown"``, ``"text"`` (code spans only), or ``"auto"``
+    (Markdown if it has a fence, a heading or a table).
 
     >>> repair("Ti\u00e1\u00ba\u00bfng Vi\u00e1\u00bb\u2021t")
     'Tiếng Việt'
     >>> repair("Clean text, 中文 and tiếng Việt, stays as it is.")
     'Clean text, 中文 and tiếng Việt, stays as it is.'
+    >>> repair("Windows-1252 shows é as `Ã©`.")  # a quotation, not damage
+    'Windows-1252 shows é as `Ã©`.'
     """
     if not SUSPECT_RE.search(text):
         return text
-    return repair_with_findings(text).text
+    return repair_with_findings(text, markup=markup).text
 
 
-def diagnose(text: str) -> list[Finding]:
+def diagnose(text: str, *, markup: Markup = "auto") -> list[Finding]:
     """The damage in ``text``: where, which kind, how sure the fix is, what else a lost byte could be."""
     if not SUSPECT_RE.search(text):
         return []
-    return repair_with_findings(text).findings
+    return repair_with_findings(text, markup=markup).findings
 
 
-def repair_with_findings(text: str) -> Repaired:
+def repair_with_findings(text: str, *, markup: Markup = "auto") -> Repaired:
     """:func:`repair` and :func:`diagnose` in one pass."""
     if isinstance(text, bytes):
         raise TypeError("repair() takes text (str), not bytes: decode the file as UTF-8 first")
+    repaired = _repair_all(text)
+    if not repaired.findings:
+        return repaired
+    quoted = quotations(text, repaired.findings, markup)
+    if not any(quoted):
+        return repaired
+    damage = [f for f, q in zip(repaired.findings, quoted, strict=True) if not q]
+    if not damage:
+        return Repaired(text, [])
+    # Quotations in a document with damage elsewhere are whole lines that hold clean text
+    # (:mod:`.quotation`, rule 1); a repair never adds or removes a line break, so those lines
+    # are put back as they were.
+    lines, fixed = text.split("\n"), repaired.text.split("\n")
+    if len(lines) != len(fixed):
+        return Repaired(text, damage)  # cannot happen; if it did, change nothing and say why
+    for finding, is_quoted in zip(repaired.findings, quoted, strict=True):
+        if is_quoted:
+            fixed[finding.line - 1] = lines[finding.line - 1]
+    return Repaired("\n".join(fixed), damage)
+
+
+def _repair_all(text: str) -> Repaired:
+    """Every mojibake of ``text`` repaired, quotations included."""
     passes: list[list[Edit]] = []  # the changes of each pass, offsets in that pass's input
     current = text
     remaining: list[Edit] = []

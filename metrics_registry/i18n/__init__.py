@@ -35,7 +35,17 @@ LANGUAGES: dict[str, str] = {"vi": "vi", "zh": "zh_Hans"}
 
 
 class I18nError(Exception):
-    """A translation command cannot proceed; the message says what to do."""
+    """A translation command cannot proceed; the message says what to do.
+
+    ``problem``, ``line`` and ``fix`` are set when the error is about one
+    file's content, so that ``validate`` can report it as a finding.
+    """
+
+    def __init__(self, message: str, *, problem: str = "", line: int | None = None, fix: str = "") -> None:
+        super().__init__(message)
+        self.problem = problem or message
+        self.line = line
+        self.fix = fix
 
 
 def i18n_dir(root: Path) -> Path:

@@ -13,7 +13,7 @@ import io
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +22,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import PoFileError, denormalize, normalize, read_po, write_po
 
-from metrics_registry.fileio import atomic_write_text
+from metrics_registry.fileio import atomic_write, atomic_write_text
 from metrics_registry.i18n import DOMAINS, I18nError, catalog_path, locale_of, template_path
 from metrics_registry.i18n.extract import extract_catalogs, new_catalog
 from metrics_registry.i18n.fields import split_context
@@ -45,7 +45,7 @@ State = Literal["translated", "fuzzy", "missing"]
 
 #: Creation and revision date of a new catalog: fixed, so adding a language is reproducible
 #: (translation tools update ``PO-Revision-Date`` when a translator saves).
-_EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 
 _CHURN = re.compile(r'^"(POT-Creation-Date|Generated-By): .*\\n"\n', re.MULTILINE)
 
@@ -57,13 +57,32 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
     it is read back here so that rewriting a catalog keeps it.
     """
     try:
-        with Path(path).open("rb") as handle:
-            catalog = read_po(handle, locale=locale, abort_invalid=True)
+        if not Path(path).is_file():
+            problem, fix = (
+                "not a regular file (a device, a pipe or a folder)",
+                "give the path of a .po or .pot file",
+            )
+            raise I18nError(f"{path}: {problem}; {fix}", problem=problem, fix=fix)
+        data = Path(path).read_bytes()
+        text = data.decode("utf-8")
+        catalog = read_po(io.BytesIO(data), locale=locale, abort_invalid=True)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        problem = f"not UTF-8 (byte 0x{data[error.start]:02x})"
+        fix = "save the catalog as UTF-8"
+        raise I18nError(f"{path}:{line}: {problem}; {fix}", problem=problem, line=line, fix=fix) from None
+    except OSError as error:
+        raise I18nError(f"{path}: cannot read the file: {error.strerror or error}") from None
     except PoFileError as error:
         raise I18nError(f"{path}: {error}") from error
     except UnknownLocaleError as error:
         raise I18nError(f"{path}: unknown locale {error}") from error
-    for context, msgid, previous in _previous_ids(Path(path).read_text(encoding="utf-8")):
+    except ValueError as error:
+        # a header Babel cannot read (Plural-Forms: nplurals=x), or bytes not in the file's charset
+        raise I18nError(
+            f"{path}: not a valid catalog ({error}); fix the header or the file's encoding"
+        ) from error
+    for context, msgid, previous in _previous_ids(text):
         message = catalog.get(msgid, context=context)
         if message is not None:
             message.previous_id = [previous]
@@ -248,9 +267,7 @@ def compile_catalogs(root: Path, langs: Iterable[str] | None = None) -> list[Pat
             buffer = io.BytesIO()
             write_mo(buffer, catalog, use_fuzzy=False)
             mo = po.with_suffix(".mo")
-            tmp = mo.with_name(f".{mo.name}.tmp")
-            tmp.write_bytes(buffer.getvalue())
-            tmp.replace(mo)
+            atomic_write(mo, buffer.getvalue())
             written.append(mo)
     return written
 

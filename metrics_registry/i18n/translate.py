@@ -12,6 +12,7 @@ those (where fuzzy entries were left out, so they count as missing).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, Literal
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import read_mo
 
-from metrics_registry.i18n import catalog_path
+from metrics_registry.i18n import I18nError, catalog_path
 from metrics_registry.i18n.catalogs import message_state, read_catalog
 from metrics_registry.i18n.fields import (
     TextField,
@@ -58,8 +59,13 @@ def load_catalog(root: Path, lang: str, domain: str) -> Catalog | None:
         return read_catalog(po)
     mo = po.with_suffix(".mo")
     if mo.exists():
-        with mo.open("rb") as handle:
-            compiled = read_mo(handle)
+        try:
+            with mo.open("rb") as handle:
+                compiled = read_mo(handle)
+        except (OSError, ValueError, struct.error) as error:  # not a .mo file, or a cut one
+            raise I18nError(
+                f"{mo}: not a compiled catalog ({error}); compile it again from the .po"
+            ) from error
         # Babel's read_mo leaves msgctxt as bytes: rebuild with text contexts.
         catalog = Catalog(locale=compiled.locale, domain=domain)
         for message in compiled:

@@ -20,7 +20,7 @@ How each kind of healthy rule is judged over a series is documented in
 from __future__ import annotations
 
 from metrics_registry.runs.check import CheckOptions, RunFinding, RunReport, check_run
-from metrics_registry.runs.log import LogError, Point, RunLog
+from metrics_registry.runs.log import LogError, Point, ReadProblem, RunLog
 from metrics_registry.runs.readers import detect_format, read_log
 from metrics_registry.runs.rules import Thresholds, Violation, evaluate
 
@@ -28,6 +28,7 @@ __all__ = [
     "CheckOptions",
     "LogError",
     "Point",
+    "ReadProblem",
     "RunFinding",
     "RunLog",
     "RunReport",

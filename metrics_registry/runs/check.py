@@ -6,29 +6,68 @@ in the report's language.
 
 Finding kinds and severities:
 
-================  =========================================================
-``rule``          a healthy rule fired; the rule's severity (warning/error)
-``legacy-key``    an old name with a successor (info): the successor is named
-``unknown-key``   the registry does not know the key (info)
-``ambiguous-key`` several families log the key and nothing settled it (info)
-================  =========================================================
+===================  ======================================================
+``rule``             a healthy rule fired; the rule's severity (warning/error),
+                     except that a ``finite`` rule's finding is an error for
+                     losses, KL and ratios (:func:`non_finite_severity`)
+``non-finite``       a key without a ``finite`` rule took a NaN or infinite
+                     value: an error for losses, KL and ratios, else a
+                     warning
+``log-stopped``      the reader stopped early, at damage (error): the
+                     points before it were checked
+``nul-bytes``        NUL bytes were removed from rows of the log (warning)
+``unterminated``     the last row of a CSV has no line break after it: it
+                     may be cut inside its last cell (warning)
+``nothing-checked``  no series could be checked: no scalar key, no key the
+                     registry knows, or only ambiguous ones (error): such a
+                     log is not healthy, whatever else it holds
+``legacy-key``       an old name with a successor (info): the successor is named
+``unknown-key``      the registry does not know the key (info)
+``ambiguous-key``    several families log the key and nothing settled it (info)
+===================  ======================================================
+
+``log-stopped``, ``nul-bytes``, ``unterminated`` and ``nothing-checked`` are
+about the whole log: their ``key`` is ``None``.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from metrics_registry.models import FiniteRule
 from metrics_registry.registry import Entry, Registry
 from metrics_registry.runs.identify import KeyInfo, identify_keys
-from metrics_registry.runs.log import RunLog
-from metrics_registry.runs.rules import Thresholds, Violation, evaluate
+from metrics_registry.runs.log import ReadProblem, RunLog
+from metrics_registry.runs.rules import Thresholds, Violation, evaluate, non_finite
 
-__all__ = ["SEVERITIES", "CheckOptions", "FindingKind", "RunFinding", "RunReport", "check_run"]
+__all__ = [
+    "SEVERITIES",
+    "CheckOptions",
+    "FindingKind",
+    "RunFinding",
+    "RunReport",
+    "check_run",
+    "non_finite_severity",
+]
 
-FindingKind = Literal["rule", "legacy-key", "unknown-key", "ambiguous-key"]
+FindingKind = Literal[
+    "rule",
+    "non-finite",
+    "log-stopped",
+    "nul-bytes",
+    "unterminated",
+    "nothing-checked",
+    "legacy-key",
+    "unknown-key",
+    "ambiguous-key",
+]
+#: Why nothing was checked: no scalar key at all, no key in the registry, only ambiguous keys,
+#: known keys without values.
+NothingChecked = Literal["no-keys", "no-known-key", "ambiguous", "no-values"]
 Severity = Literal["error", "warning", "info"]
 #: Most severe first.
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -47,14 +86,16 @@ class RunFinding:
 
     kind: FindingKind
     severity: Severity
-    key: str  # as logged
-    info: KeyInfo
+    key: str | None  # as logged; None for a finding about the whole log
+    info: KeyInfo | None = None
     rule: object | None = None  # the HealthyRule that fired
     violation: Violation | None = None
+    problem: ReadProblem | None = None  # log-stopped, nul-bytes, unterminated
+    nothing: NothingChecked | None = None  # nothing-checked
 
     @property
     def entry(self) -> Entry | None:
-        return self.info.entry
+        return self.info.entry if self.info is not None else None
 
     @property
     def rule_id(self) -> str | None:
@@ -65,7 +106,7 @@ class RunFinding:
         return self.violation.step if self.violation is not None else None
 
     def sort_key(self) -> tuple[int, str, str]:
-        return (SEVERITIES.index(self.severity), self.key, self.rule_id or "")
+        return (SEVERITIES.index(self.severity), self.key or "", self.rule_id or "")
 
 
 @dataclass
@@ -94,6 +135,38 @@ class RunReport:
         return Counter(info.status for info in self.keys.values())
 
 
+#: Categories and units whose non-finite values are errors; and the same by key, for keys the
+#: registry does not know (or cannot tell apart): a loss, a KL, a ratio.
+_SEVERE_CATEGORIES = frozenset({"loss", "kl"})
+_SEVERE_UNITS = frozenset({"ratio"})
+_SEVERE_KEY = re.compile(r"loss|kl|ratio", re.IGNORECASE)
+
+
+def non_finite_severity(key: str, entry: Entry | None) -> Severity:
+    """``error`` for a loss, a KL or a ratio (by registry category/unit, or by key), else ``warning``.
+
+    >>> non_finite_severity("objective/kl", None), non_finite_severity("clip_ratio/low_mean", None)
+    ('error', 'error')
+    >>> non_finite_severity("train/learning_rate", None)
+    'warning'
+    """
+    metric = entry.metric if entry is not None else None
+    if metric is not None and (metric.category in _SEVERE_CATEGORIES or metric.unit in _SEVERE_UNITS):
+        return "error"
+    return "error" if _SEVERE_KEY.search(key) else "warning"
+
+
+def _nothing_checked(report: RunReport) -> NothingChecked:
+    statuses = report.statuses()
+    if not report.keys:
+        return "no-keys"
+    if statuses["known"] + statuses["legacy"] + statuses["ambiguous"] == 0:
+        return "no-known-key"
+    if statuses["ambiguous"]:
+        return "ambiguous"
+    return "no-values"
+
+
 def check_run(
     log: RunLog,
     registry: Registry,
@@ -110,6 +183,11 @@ def check_run(
         trl_version=options.trl_version,
     )
     report = RunReport(log, keys, [], votes)
+    for problem in log.problems:
+        if problem.kind == "stopped":
+            report.findings.append(RunFinding("log-stopped", "error", None, problem=problem))
+        else:
+            report.findings.append(RunFinding(problem.kind, "warning", None, problem=problem))
     for key, info in keys.items():
         if on_series is not None:
             on_series(key)
@@ -121,13 +199,26 @@ def check_run(
             report.findings.append(RunFinding("legacy-key", "info", key, info))
         entry = info.entry
         points = log.series.get(key)
-        if entry is None or not points:
+        if not points:
+            continue
+        rules = entry.metric.healthy if entry is not None else []
+        if not any(isinstance(rule, FiniteRule) for rule in rules):
+            bad = non_finite(points)
+            if bad is not None:
+                severity = non_finite_severity(info.lookup, entry)
+                report.findings.append(RunFinding("non-finite", severity, key, info, violation=bad))
+        if entry is None:
             continue
         report.series_checked += 1
-        for rule in entry.metric.healthy:
+        for rule in rules:
             report.rules_evaluated += 1
             violation = evaluate(rule, points, options.thresholds)
             if violation is not None:
-                report.findings.append(RunFinding("rule", rule.severity, key, info, rule, violation))
+                severity = rule.severity
+                if isinstance(rule, FiniteRule) and non_finite_severity(info.lookup, entry) == "error":
+                    severity = "error"
+                report.findings.append(RunFinding("rule", severity, key, info, rule, violation))
+    if report.series_checked == 0:
+        report.findings.append(RunFinding("nothing-checked", "error", None, nothing=_nothing_checked(report)))
     report.findings.sort(key=RunFinding.sort_key)
     return report

@@ -46,6 +46,19 @@ def _progress(stack: ExitStack) -> Any:
     return stack.enter_context(Progress(console=errors, transient=True))
 
 
+def _release(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """``--trl-version``: a release number, refused as a usage error (exit 2) before any work.
+
+    The same check as ``explain --trl-version`` (:func:`metrics_registry.registry.check_version`).
+    """
+    from metrics_registry.registry import InvalidVersionError, check_version
+
+    try:
+        return None if value is None else check_version(value)
+    except InvalidVersionError as error:
+        raise click.BadParameter(str(error)) from None
+
+
 def _read_logs(logs: tuple[Path, ...], input_format: str, progress: Any) -> list[RunLog]:
     from metrics_registry.runs.readers import read_log
 
@@ -90,7 +103,7 @@ def _check_runs(
     help="Format of the logs; 'auto' tells from the name (.json, .csv, .jsonl, event files, folders).",
 )
 @click.option("--family", help="Family of the run (e.g. grpo, ppo, legacy-ppo), when keys are ambiguous.")
-@click.option("--trl-version", help="TRL release that wrote the logs, e.g. 0.7.10.")
+@click.option("--trl-version", callback=_release, help="TRL release that wrote the logs, e.g. 0.7.10.")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
 )
@@ -173,6 +186,8 @@ def check_run_command(
         click.echo(text, nl=False)
     else:
         render_text(reports, loc, Console(soft_wrap=False))
+    for warning in loc.warnings:
+        click.echo(f"metrics-registry: warning: {warning}", err=True)
     threshold = SEVERITIES.index(fail_on)  # type: ignore[arg-type]
     if any(SEVERITIES.index(f.severity) <= threshold for report in reports for f in report.findings):
         sys.exit(EXIT_FINDINGS)

@@ -7,14 +7,15 @@ healthy rules, the report) works on this shape only.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from metrics_registry.registry import RegistryError
 
-__all__ = ["LogError", "LogFormat", "Point", "RunLog"]
+__all__ = ["LogError", "LogFormat", "Point", "ReadProblem", "RunLog"]
 
 LogFormat = Literal["trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl"]
 
@@ -32,6 +33,34 @@ class Point:
     time: float | None = None  # seconds since the epoch
 
 
+@dataclass(frozen=True)
+class ReadProblem:
+    """Damage a reader read around; the report turns each into a finding.
+
+    ``stopped``
+        The log is readable up to a point and no further (a truncated or
+        CRC-corrupted TensorBoard record, a cut last line of JSON lines or
+        last row of a CSV export): ``byte`` where the bad record or line
+        starts (``None`` for CSV, read as text), ``record`` or ``line`` its
+        number (from 1), ``read`` how many records or rows came before it.
+    ``nul-bytes``
+        NUL bytes (a zero-filled block, as a crash can leave) were removed
+        from the CSV rows on ``lines`` before they were read.
+    ``unterminated``
+        The last CSV row, starting on ``line``, has no line break after it:
+        it was read, but it may be cut inside its last cell.
+    """
+
+    kind: Literal["stopped", "nul-bytes", "unterminated"]
+    file: Path
+    reason: str = ""  # English, from the reader
+    byte: int | None = None
+    record: int | None = None
+    line: int | None = None
+    read: int = 0
+    lines: tuple[int, ...] = ()
+
+
 @dataclass
 class RunLog:
     """The scalar series of one run, by logged key, in logging order.
@@ -47,8 +76,11 @@ class RunLog:
     series: dict[str, list[Point]] = field(default_factory=dict)
     non_scalar: set[str] = field(default_factory=set)
     hf_prefixed: bool = False
+    problems: list[ReadProblem] = field(default_factory=list)
 
     def add(self, key: str, step: float, value: float, time: float | None = None) -> None:
+        if time is not None and not math.isfinite(time):
+            time = None  # a damaged timestamp is no time, not a date the report cannot print
         self.series.setdefault(key, []).append(Point(step, value, time))
 
     @property
@@ -64,12 +96,14 @@ class RunLog:
         times = [p.time for points in self.series.values() for p in points if p.time is not None]
         if not times:
             return None
-        from datetime import timezone
 
-        return (
-            datetime.fromtimestamp(min(times), tz=timezone.utc),
-            datetime.fromtimestamp(max(times), tz=timezone.utc),
-        )
+        try:
+            return (
+                datetime.fromtimestamp(min(times), tz=UTC),
+                datetime.fromtimestamp(max(times), tz=UTC),
+            )
+        except (OverflowError, OSError, ValueError):  # beyond the years datetime can hold
+            return None
 
     def step_range(self) -> tuple[float, float] | None:
         steps = [p.step for points in self.series.values() for p in points]

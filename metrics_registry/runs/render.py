@@ -1,5 +1,6 @@
-"""A run report in words: terminal (rich), Markdown and JSON, in the report's language.
+"""A run report: terminal (rich), Markdown and JSON, in the report's language.
 
+The sentences of each finding are :mod:`metrics_registry.runs.wording`'s.
 Every UI string is marked with ``_()`` for the ``ui`` catalog; ``_`` is the
 report's gettext, bound at the top of each function.
 """
@@ -15,104 +16,22 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from metrics_registry.describe import describe_rule
 from metrics_registry.runs.check import SEVERITIES, RunFinding, RunReport
 from metrics_registry.runs.locale import Localizer
+from metrics_registry.runs.wording import (
+    LOG_KINDS,
+    SERIES_KINDS,
+    counts_text,
+    describe,
+    expected,
+    severity_label,
+)
+from metrics_registry.terminal import plain, printable
 
 __all__ = ["describe", "expected", "render_json", "render_markdown", "render_text", "report_to_dict"]
 
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _MARKS = {"error": "✗", "warning": "!", "info": "·"}
-
-
-def severity_label(severity: str, loc: Localizer) -> str:
-    _ = loc.gettext
-    return {"error": _("error"), "warning": _("warning"), "info": _("note")}[severity]
-
-
-def expected(rule: object, loc: Localizer) -> str:
-    """What the rule expects, with numbers in the report's locale (same words as the site's)."""
-    return describe_rule(rule, loc.gettext, loc.number)
-
-
-def _join(items: list[str]) -> str:
-    return ", ".join(items)
-
-
-def describe(finding: RunFinding, loc: Localizer) -> str:
-    """What happened, in one sentence."""
-    _ = loc.gettext
-    info = finding.info
-    if finding.kind == "unknown-key":
-        return _("not in the registry")
-    if finding.kind == "ambiguous-key":
-        families = _join(sorted({m.entry.family.id for m in info.candidates}))
-        return _(
-            "logged by several families (%(families)s) with different meanings;"
-            " pass --family or --trl-version to choose"
-        ) % {"families": families}
-    if finding.kind == "legacy-key":
-        assert info.entry is not None
-        return _("legacy name of %(versions)s; the current key is %(successors)s") % {
-            "versions": info.entry.version_text(short=True),
-            "successors": _join([s.id for s in info.successors]),
-        }
-    violation = finding.violation
-    assert violation is not None
-    f = violation.figures
-    values = {
-        "step": loc.step(violation.step),
-        "count": loc.step(f.get("count", 0)),
-        "total": loc.step(f.get("total", 0)),
-        "last": loc.step(f.get("last", 0)),
-        "value": loc.number(f.get("value", 0.0)),
-        "median": loc.number(f.get("median", 0.0)),
-        "ratio": loc.number(round(f.get("ratio", 0.0), 1)),
-        "change": loc.number(f.get("change", 0.0)),
-        "noise": loc.number(f.get("noise", 0.0)),
-        "level": loc.number(f.get("level", 0.0)),
-    }
-    count = int(f.get("count", 0))
-    if violation.reason == "non-finite":
-        return (
-            loc.ngettext(
-                "%(count)s of %(total)s values is NaN or infinite, at step %(step)s",
-                "%(count)s of %(total)s values are NaN or infinite, the first at step %(step)s",
-                count,
-            )
-            % values
-        )
-    if violation.reason == "outside":
-        return (
-            loc.ngettext(
-                "%(count)s of %(total)s values is outside the healthy range, at step %(step)s: %(value)s",
-                "%(count)s of %(total)s values are outside the healthy range, the first at step %(step)s;"
-                " furthest: %(value)s",
-                count,
-            )
-            % values
-        )
-    if violation.reason == "outside-at-end":
-        return (
-            _(
-                "the last %(last)s values are outside the healthy range, from step %(step)s"
-                " (%(count)s of %(total)s in all)"
-            )
-            % values
-        )
-    if violation.reason == "trend":
-        return _("fitted change over the run: %(change)s (noise %(noise)s, typical value %(level)s)") % values
-    if violation.reason == "spike":
-        return (
-            loc.ngettext(
-                "%(count)s spike, at step %(step)s: %(value)s, %(ratio)s× the running median %(median)s",
-                "%(count)s spikes, the first at step %(step)s: %(value)s, %(ratio)s× the running median"
-                " %(median)s",
-                count,
-            )
-            % values
-        )
-    return _("stuck at %(value)s for all %(total)s values") % values
 
 
 def _header(report: RunReport, loc: Localizer) -> list[tuple[str, str]]:
@@ -161,24 +80,13 @@ def _header(report: RunReport, loc: Localizer) -> list[tuple[str, str]]:
     return rows
 
 
-def counts_text(errors: int, warnings: int, notes: int, loc: Localizer) -> str:
-    """``1 error, 3 warnings, 2 notes`` with the language's plural forms."""
-    return ", ".join(
-        [
-            loc.ngettext("%(n)s error", "%(n)s errors", errors) % {"n": loc.step(errors)},
-            loc.ngettext("%(n)s warning", "%(n)s warnings", warnings) % {"n": loc.step(warnings)},
-            loc.ngettext("%(n)s note", "%(n)s notes", notes) % {"n": loc.step(notes)},
-        ]
-    )
-
-
 def finding_to_dict(finding: RunFinding, loc: Localizer) -> dict[str, Any]:
     entry = finding.entry
     data: dict[str, Any] = {
         "kind": finding.kind,
         "severity": finding.severity,
         "key": finding.key,
-        "lookup": finding.info.lookup,
+        "lookup": finding.info.lookup if finding.info is not None else None,
         "metric": entry.id if entry is not None else None,
         "rule": finding.rule_id,
         "rule_kind": getattr(finding.rule, "kind", None),
@@ -189,12 +97,26 @@ def finding_to_dict(finding: RunFinding, loc: Localizer) -> dict[str, Any]:
         data["reason"] = finding.violation.reason
         data["steps"] = list(finding.violation.steps)
         data["figures"] = dict(finding.violation.figures)
+    if finding.rule is not None:
         data["expected"] = expected(finding.rule, loc)
         assert entry is not None
         data["suggests"] = loc.suggests(entry, finding.rule)
+    if finding.problem is not None:
+        problem = finding.problem
+        data["problem"] = {
+            "file": str(problem.file),
+            "reason": problem.reason,
+            "byte": problem.byte,
+            "record": problem.record,
+            "line": problem.line,
+            "read": problem.read,
+            "lines": list(problem.lines),
+        }
+    if finding.nothing is not None:
+        data["reason"] = finding.nothing
     if finding.kind == "legacy-key":
         data["successors"] = [s.id for s in finding.info.successors]
-    if finding.kind == "ambiguous-key":
+    if finding.kind == "ambiguous-key" and finding.info is not None:
         data["candidates"] = [m.entry.id for m in finding.info.candidates]
     data["url"] = loc.url(entry) if entry is not None else None
     return data
@@ -262,10 +184,39 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def _healthy(report: RunReport) -> bool:
+    """Whether the report may say every checked series is healthy: nothing at warning or above."""
+    return not any(f.severity in ("error", "warning") for f in report.findings)
+
+
+def _series_cells(finding: RunFinding, loc: Localizer) -> list[str]:
+    """Markdown cells of a rule or non-finite finding."""
+    _ = loc.gettext
+    assert finding.step is not None
+    entry = finding.entry
+    key = f"[`{finding.key}`]({loc.url(entry)})" if entry is not None else f"`{finding.key}`"
+    if finding.rule is not None:
+        assert entry is not None
+        rule, wanted = f"`{finding.rule_id}`", expected(finding.rule, loc)
+        advice = loc.suggests(entry, finding.rule)
+    else:
+        rule, wanted, advice = "—", _("never NaN or infinite"), "—"
+    return [
+        severity_label(finding.severity, loc),
+        key,
+        rule,
+        loc.step(finding.step),
+        _cell(describe(finding, loc)),
+        _cell(wanted),
+        _cell(advice),
+    ]
+
+
 def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
     _ = loc.gettext
     # Labels are looked up outside f-strings: Babel's extractor does not see into them.
     title, unhealthy, keys_title = _("Run check"), _("Unhealthy series"), _("Keys")
+    log_title = _("The log")
     columns = [
         _("Severity"),
         _("Key"),
@@ -279,8 +230,13 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
     for report in reports:
         out += [f"## `{report.log.name}`", "", "| | |", "| --- | --- |"]
         out += [f"| {_cell(label)} | {_cell(value)} |" for label, value in _header(report, loc)]
-        rules = [f for f in report.findings if f.kind == "rule"]
-        if rules:
+        problems = [f for f in report.findings if f.kind in LOG_KINDS]
+        if problems:
+            out += ["", f"### {log_title}", ""]
+            for finding in problems:
+                out.append(f"- **{severity_label(finding.severity, loc)}**: {describe(finding, loc)}")
+        series = [f for f in report.findings if f.kind in SERIES_KINDS]
+        if series:
             out += [
                 "",
                 f"### {unhealthy}",
@@ -288,22 +244,10 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
                 "| " + " | ".join(columns) + " |",
                 "| --- | --- | --- | --- | --- | --- | --- |",
             ]
-            for finding in rules:
-                assert finding.entry is not None and finding.step is not None
-                key = f"[`{finding.key}`]({loc.url(finding.entry)})"
-                cells = [
-                    severity_label(finding.severity, loc),
-                    key,
-                    f"`{finding.rule_id}`",
-                    loc.step(finding.step),
-                    _cell(describe(finding, loc)),
-                    _cell(expected(finding.rule, loc)),
-                    _cell(loc.suggests(finding.entry, finding.rule)),
-                ]
-                out.append("| " + " | ".join(cells) + " |")
-        else:
+            out += ["| " + " | ".join(_series_cells(finding, loc)) + " |" for finding in series]
+        elif _healthy(report):
             out += ["", _("Every checked series is healthy.")]
-        notes = [f for f in report.findings if f.kind != "rule"]
+        notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS]
         if notes:
             out += ["", f"### {keys_title}", ""]
             for finding in notes:
@@ -315,48 +259,61 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
     return "\n".join(out)
 
 
+def _print_series(finding: RunFinding, loc: Localizer, console: Console) -> None:
+    _ = loc.gettext
+    assert finding.step is not None
+    entry = finding.entry
+    style = _STYLES[finding.severity]
+    what = f"{finding.rule_id} ({getattr(finding.rule, 'kind', '')})" if finding.rule else finding.kind
+    console.print()
+    console.print(
+        Text.assemble(
+            (f"{_MARKS[finding.severity]} {severity_label(finding.severity, loc).upper()}  ", style),
+            (printable(finding.key or ""), "bold"),
+            f"  {what}  ",
+            (_("step %(step)s") % {"step": loc.step(finding.step)}, "dim"),
+        )
+    )
+    body = [plain(describe(finding, loc))]
+    if finding.rule is not None:
+        assert entry is not None
+        body += [
+            Text(_("expected") + f": {expected(finding.rule, loc)}", style="dim"),
+            Text(f"→ {loc.suggests(entry, finding.rule)}"),
+        ]
+    if entry is not None:
+        body.append(Text(loc.url(entry), style="blue underline"))
+    console.print(Padding(Group(*body), (0, 0, 0, 4), expand=False))
+
+
 def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> None:
     _ = loc.gettext
     for report in reports:
-        console.rule(Text(report.log.name, style="bold"))
+        console.rule(plain(report.log.name, style="bold"))
         facts = Table.grid(padding=(0, 2))
         facts.add_column(style="bold", no_wrap=True)
         facts.add_column()
         for label, value in _header(report, loc):
-            facts.add_row(label, value)
+            facts.add_row(plain(label), plain(value))
         console.print(facts)
-        rules = [f for f in report.findings if f.kind == "rule"]
-        if not rules:
+        for finding in (f for f in report.findings if f.kind in LOG_KINDS):
+            mark = f"{_MARKS[finding.severity]} {severity_label(finding.severity, loc).upper()}  "
+            console.print(Text.assemble((mark, _STYLES[finding.severity]), printable(describe(finding, loc))))
+        series = [f for f in report.findings if f.kind in SERIES_KINDS]
+        if not series and _healthy(report):
             console.print(Text(_("Every checked series is healthy."), style="green"))
-        for finding in rules:
-            assert finding.entry is not None and finding.step is not None
-            style = _STYLES[finding.severity]
-            console.print()
-            console.print(
-                Text.assemble(
-                    (f"{_MARKS[finding.severity]} {severity_label(finding.severity, loc).upper()}  ", style),
-                    (finding.key, "bold"),
-                    f"  {finding.rule_id} ({getattr(finding.rule, 'kind', '')})  ",
-                    (_("step %(step)s") % {"step": loc.step(finding.step)}, "dim"),
-                )
-            )
-            body = [
-                Text(describe(finding, loc)),
-                Text(_("expected") + f": {expected(finding.rule, loc)}", style="dim"),
-                Text(f"→ {loc.suggests(finding.entry, finding.rule)}"),
-                Text(loc.url(finding.entry), style="blue underline"),
-            ]
-            console.print(Padding(Group(*body), (0, 0, 0, 4), expand=False))
-        notes = [f for f in report.findings if f.kind != "rule"]
+        for finding in series:
+            _print_series(finding, loc, console)
+        notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS]
         if notes:
             console.print()
             for finding in notes:
                 console.print(
                     Text.assemble(
                         (f"{_MARKS['info']} ", _STYLES["info"]),
-                        (finding.key, "bold"),
+                        (printable(finding.key or ""), "bold"),
                         ": ",
-                        describe(finding, loc),
+                        printable(describe(finding, loc)),
                     )
                 )
         console.print()

@@ -69,7 +69,7 @@ from typing import Literal
 from metrics_registry.models import ConstantRule, DirectionRule, FiniteRule, RangeRule, SpikeRule
 from metrics_registry.runs.log import Point
 
-__all__ = ["Thresholds", "Violation", "evaluate"]
+__all__ = ["Thresholds", "Violation", "evaluate", "non_finite"]
 
 Reason = Literal["non-finite", "outside", "outside-at-end", "trend", "spike", "stuck"]
 
@@ -114,7 +114,8 @@ def _finite(points: list[Point]) -> list[Point]:
     return [p for p in points if math.isfinite(p.value)]
 
 
-def _check_finite(points: list[Point]) -> Violation | None:
+def non_finite(points: list[Point]) -> Violation | None:
+    """The NaN and infinite values of a series, as a ``finite`` rule would report them."""
     bad = [p for p in points if not math.isfinite(p.value)]
     if not bad:
         return None
@@ -255,7 +256,7 @@ def evaluate(rule: object, points: list[Point], thresholds: Thresholds | None = 
     """
     t = thresholds or Thresholds()
     if isinstance(rule, FiniteRule):
-        return _check_finite(points)
+        return non_finite(points)
     if isinstance(rule, RangeRule):
         return _check_range(rule, points, t)
     if isinstance(rule, DirectionRule):

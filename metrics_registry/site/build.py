@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -28,11 +27,12 @@ from metrics_registry.site.assets import copy_assets
 from metrics_registry.site.generate import generate_pages
 from metrics_registry.site.languages import DEFAULT_LANGUAGE, SITE_LANGUAGES
 from metrics_registry.site.linkcheck import check_links
+from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
 from metrics_registry.site.rootpages import write_root_pages
 from metrics_registry.site.sanitize import clean_text
 from metrics_registry.site.search import add_accent_free_fields
 
-__all__ = ["BuildError", "BuildReport", "build_site", "data_files", "find_project_root"]
+__all__ = ["BuildError", "BuildReport", "OutputRefused", "build_site", "data_files", "find_project_root"]
 
 
 class BuildError(RegistryError):
@@ -162,7 +162,7 @@ def _config(
     }
 
 
-def _mkdocs(config: Path) -> tuple[int, str, float]:
+def _mkdocs(config: Path, locks: tuple[int, ...] = ()) -> tuple[int, str, float]:
     started = time.perf_counter()
     process = subprocess.run(
         # no --quiet: MkDocs only counts the warnings it logs, so quiet would hide them from --strict
@@ -171,6 +171,7 @@ def _mkdocs(config: Path) -> tuple[int, str, float]:
         text=True,
         check=False,
         env={**os.environ, "NO_COLOR": "1", "NO_MKDOCS_2_WARNING": "1"},
+        pass_fds=locks,
     )
     return process.returncode, process.stderr + process.stdout, time.perf_counter() - started
 
@@ -189,14 +190,35 @@ def build_site(
 
     ``work`` holds the generated Markdown and configs (``build/`` of the
     project by default; not committed). ``jobs`` MkDocs builds run at once
-    (default: one per language).
+    (default: one per language). The site is built next to ``output`` and
+    swapped in whole; an ``output`` this tool did not make is refused with
+    :class:`OutputRefused` (see :mod:`metrics_registry.site.output`).
     """
-    from metrics_registry.i18n.translate import UiTranslations, load_catalog
-
     root = (project_root or find_project_root()).resolve()
     output = (output if output.is_absolute() else Path.cwd() / output).resolve()
     work = (work or root / "build").resolve()
-    work.mkdir(parents=True, exist_ok=True)
+    check_output(output, root=root, work=work)
+    claim_work(work)  # its language folders are deleted and generated again
+    with build_lock(work) as lock_fd, publishing(output) as stage:
+        locks = (lock_fd, stage.lock_fd)  # MkDocs holds them too: see build_lock()
+        report = _build(registry, stage.path, root, work, languages, site_url, jobs, locks)
+    report.output = output
+    return report
+
+
+def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
+    registry: Registry,
+    output: Path,
+    root: Path,
+    work: Path,
+    languages: tuple[str, ...] | None,
+    site_url: str | None,
+    jobs: int | None,
+    locks: tuple[int, ...],
+) -> BuildReport:
+    """The build itself, into ``output`` (a fresh folder that :func:`build_site` swaps in)."""
+    from metrics_registry.i18n.translate import UiTranslations, load_catalog
+
     codes = languages or tuple(language.code for language in SITE_LANGUAGES)
     base_url = _site_url(root, site_url)
     started = time.perf_counter()
@@ -227,10 +249,8 @@ def build_site(
         path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
         configs.append(path)
     generated = time.perf_counter()
-    if output.exists():
-        shutil.rmtree(output)
     with ThreadPoolExecutor(max_workers=jobs or len(configs)) as pool:
-        results = list(pool.map(_mkdocs, configs))
+        results = list(pool.map(_mkdocs, configs, [locks] * len(configs)))
     for config, (code, log, _) in zip(configs, results, strict=True):
         if code != 0:
             lines = [line for line in log.splitlines() if line.strip()]

@@ -42,3 +42,38 @@ def test_fix_text_would_change_clean_chinese() -> None:
     text = clean_text("zh-hans")
     assert ftfy.fix_text(text) != text
     assert repair(text) == text
+
+
+# A page that explains mojibake: the damaged forms it quotes are clean text (issue 14, class 7).
+EXPLAINING = (
+    "# Mojibake\n\n"
+    "Windows-1252 shows é as `Ã©`, and `Ã ` was à before a no-break space.\n\n"
+    "```text\npage.md:1:3: mojibake 'è®­ç»ƒ' -> '训练'\n```\n\n"
+    "| seen | was |\n| --- | --- |\n| â€™ | ’ |\n\n"
+    "The French “été” comes back as “Ã©tÃ©”.\n"
+)
+DAMAGED_PARAGRAPH = "å¥–åŠ±å‡½æ•°è¿”å›žçš„æ˜¯æµ®ç‚¹æ•°ã€‚"  # 奖励函数返回的是浮点数。 read as Windows-1252
+
+
+def test_a_page_quoting_mojibake_is_clean_text() -> None:
+    assert repair(EXPLAINING) == EXPLAINING
+    assert diagnose(EXPLAINING) == []
+    assert repair(EXPLAINING, markup="text") == EXPLAINING  # code spans, quotes and clean text on each line
+
+
+def test_damage_pasted_into_such_a_page_is_repaired_and_the_quotations_kept() -> None:
+    text = EXPLAINING + "\n" + DAMAGED_PARAGRAPH + "\n"
+    assert repair(text) == EXPLAINING + "\n奖励函数返回的是浮点数。\n"
+    assert {finding.line for finding in diagnose(text)} == {text.count("\n")}
+
+
+def test_quoted_damage_alone_is_damage() -> None:
+    """With no clean text to judge by, a code span is no evidence: a page damaged whole, code
+    included, is repaired whole."""
+    assert repair("Say `Ã©tÃ©` and Ã©tÃ©.\n") == "Say `été` and été.\n"
+
+
+def test_markup_decides_what_is_code() -> None:
+    text = "Clean: ü.\n\n    Ã©tÃ© in an indented block\n"
+    assert repair(text, markup="markdown") == text
+    assert repair(text, markup="text") == "Clean: ü.\n\n    été in an indented block\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import _runlogs as logs
@@ -11,9 +12,12 @@ import pytest
 import metrics_registry
 from metrics_registry import Registry
 from metrics_registry.i18n.translate import Translator, UiTranslations, load_catalog
-from metrics_registry.runs import CheckOptions, RunLog, RunReport, check_run, read_log
+from metrics_registry.registry import Entry
+from metrics_registry.runs import CheckOptions, ReadProblem, RunLog, RunReport, check_run, read_log
+from metrics_registry.runs.check import non_finite_severity
 from metrics_registry.runs.locale import Localizer
 from metrics_registry.runs.render import render_json, render_markdown
+from metrics_registry.runs.wording import describe
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,7 +113,11 @@ def test_ambiguous_keys_need_a_family(registry: Registry, tmp_path: Path) -> Non
         run.add("objective/kl", step, -1.0)
     report = check_run(run, registry)
     assert report.family is None
-    assert [(f.kind, f.key) for f in report.findings] == [("ambiguous-key", "objective/kl")]
+    assert [(f.kind, f.severity, f.key) for f in report.findings] == [
+        ("nothing-checked", "error", None),  # no series checked: not a healthy run
+        ("ambiguous-key", "info", "objective/kl"),
+    ]
+    assert report.findings[0].nothing == "ambiguous"
     chosen = check_run(run, registry, CheckOptions(family="ppo"))
     assert rule_findings(chosen) == {("non-negative", "objective/kl", 1)}
     by_version = check_run(run, registry, CheckOptions(trl_version="0.7.10"))
@@ -169,3 +177,119 @@ def test_locale_numbers() -> None:
     assert (vi.number(12345.678), zh.number(12345.678)) == ("12.345,678", "12,345.678")
     assert (vi.number(1.5e-6), vi.number(float("nan")), vi.number(float("-inf"))) == ("1,5E-6", "NaN", "-∞")
     assert vi.step(1000.0) == "1.000"
+
+
+# ------------------------------------------------------------- broken logs are not healthy
+
+
+def _run(tmp_path: Path, series: dict[str, list[float]], **fields: object) -> RunLog:
+    run = RunLog(source=tmp_path / "log.jsonl", format="wandb-jsonl", **fields)  # type: ignore[arg-type]
+    for key, values in series.items():
+        for step, value in enumerate(values, start=1):
+            run.add(key, step, value)
+    return run
+
+
+def _kinds(report: RunReport) -> dict[str | None, tuple[str, str]]:
+    return {f.key: (f.kind, f.severity) for f in report.findings if f.kind in ("rule", "non-finite")}
+
+
+def test_a_non_finite_value_of_any_key_is_a_finding(registry: Registry, tmp_path: Path) -> None:
+    nan, inf = math.nan, math.inf
+    grpo = logs.grpo_healthy()
+    series = {key: grpo[key][:12] for key in ("kl", "loss", "entropy", "reward")}
+    series["kl"][3], series["kl"][5] = nan, -inf  # a finite rule (warning in the registry)
+    series["learning_rate"] = [1e-6] * 11 + [inf]  # known, no finite rule, not a loss/KL/ratio
+    series["sampling/importance_sampling_ratio/mean"] = [1.0] * 11 + [nan]  # known, unit: ratio
+    series["my/total_loss"] = [nan] + [0.5] * 11  # unknown, but its name says loss
+    series["my/score"] = [0.5] * 11 + [-inf]  # unknown, nothing says how bad
+    report = check_run(_run(tmp_path, series), registry, CheckOptions(family="grpo"))
+    assert _kinds(report) == {
+        "kl": ("rule", "error"),  # raised: a NaN KL is an error whatever the rule says
+        "learning_rate": ("non-finite", "warning"),
+        "sampling/importance_sampling_ratio/mean": ("non-finite", "error"),
+        "my/total_loss": ("non-finite", "error"),
+        "my/score": ("non-finite", "warning"),
+    }
+    kl = next(f for f in report.findings if f.key == "kl")
+    assert (kl.step, kl.violation.figures["count"]) == (4, 2)  # type: ignore[union-attr]
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"{token} is not JSON")
+
+    document = json.loads(render_json([report], Localizer()), parse_constant=refuse)
+    findings = document["runs"][0]["findings"]
+    messages = {f["key"]: f["message"] for f in findings if f["kind"] == "non-finite"}
+    assert messages["my/score"] == "1 of 12 values is NaN or infinite, at step 12"
+
+
+def test_non_finite_severity_by_category_unit_and_name(registry: Registry) -> None:
+    def entry(key: str) -> Entry:
+        return registry.lookup(key, family="grpo").entry  # type: ignore[return-value]
+
+    assert non_finite_severity("x", entry("grad_norm")) == "error"  # category loss
+    assert non_finite_severity("x", entry("sampling/importance_sampling_ratio/max")) == "error"  # unit
+    assert non_finite_severity("entropy", entry("entropy")) == "warning"
+    assert [non_finite_severity(k, None) for k in ("eval/KL_div", "train/loss", "val/ratio", "acc")] == [
+        "error",
+        "error",
+        "error",
+        "warning",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("series", "non_scalar", "reason"),
+    [
+        ({}, set(), "no-keys"),
+        ({"my/accuracy": [0.5, 0.6]}, set(), "no-known-key"),
+        ({}, {"kl"}, "no-values"),  # a known key logged only as a histogram
+    ],
+)
+def test_a_log_with_nothing_to_check_is_not_healthy(
+    registry: Registry, tmp_path: Path, series: dict[str, list[float]], non_scalar: set[str], reason: str
+) -> None:
+    report = check_run(_run(tmp_path, series, non_scalar=non_scalar), registry)
+    (nothing,) = [f for f in report.findings if f.kind == "nothing-checked"]
+    assert (nothing.severity, nothing.key, nothing.nothing) == ("error", None, reason)
+    text = render_markdown([report], Localizer())
+    assert "Every checked series is healthy." not in text
+    assert describe(nothing, Localizer()) in text
+
+
+def test_read_problems_become_findings_about_the_whole_log(registry: Registry, tmp_path: Path) -> None:
+    file = tmp_path / "log.jsonl"
+    problems = [
+        ReadProblem("stopped", file, "the last line is cut: not valid JSON", byte=601, line=5, read=4),
+        ReadProblem("nul-bytes", file, "NUL bytes removed", lines=(3, 9)),
+        ReadProblem("unterminated", file, "no line break at the end", line=7),
+    ]
+    series = {"kl": [0.02] * 12}
+    report = check_run(_run(tmp_path, series, problems=problems), registry, CheckOptions(family="grpo"))
+    found = [(f.kind, f.severity, f.key, f.problem) for f in report.findings]
+    assert found == [
+        ("log-stopped", "error", None, problems[0]),
+        ("nul-bytes", "warning", None, problems[1]),
+        ("unterminated", "warning", None, problems[2]),
+    ]
+    loc = Localizer()
+    stopped, nul, unterminated = (describe(f, loc) for f in report.findings)
+    assert stopped == (
+        f"reading stopped at line 5 (byte 601) of {file}: the last line is cut: not valid JSON;"
+        " 4 records before it were checked"
+    )
+    assert nul == (
+        f"NUL bytes removed from 2 lines of {file} (3, 9) before reading them; the file may be damaged"
+    )
+    assert unterminated.startswith(f"the last row (line 7) of {file} has no line break after it")
+    assert "Every checked series is healthy." not in render_markdown([report], loc)
+    (document,) = json.loads(render_json([report], loc))["runs"]
+    assert document["findings"][0]["problem"] == {
+        "file": str(file),
+        "reason": "the last line is cut: not valid JSON",
+        "byte": 601,
+        "record": None,
+        "line": 5,
+        "read": 4,
+        "lines": [],
+    }

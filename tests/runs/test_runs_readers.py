@@ -87,7 +87,11 @@ def test_wandb_jsonl_histograms_are_non_scalar(legacy_jsonl: Path) -> None:
             r"trainer_state\.json:4: not valid JSON",
         ),
         ("trainer_state.json", '{"global_step": 3}', r"no 'log_history' list"),
-        ("trainer_state.json", '{"log_history": [{"loss": 1.0}]}', r"log_history\[0\] has no numeric 'step'"),
+        (
+            "trainer_state.json",
+            '{"log_history": [{"loss": 1.0}]}',
+            r"log_history\[0\] has no finite numeric 'step'",
+        ),
         (
             "history.jsonl",
             '{"_step": 0, "kl": 1}\n{"_step": 1, "kl": 2}\n{"_step": 2, "kl": \n',
@@ -97,7 +101,7 @@ def test_wandb_jsonl_histograms_are_non_scalar(legacy_jsonl: Path) -> None:
         (
             "export.csv",
             '"Step","run - kl"\n"1","0.5"\n"two","0.5"\n',
-            r"export\.csv:3: the step cell 'two' is not a number",
+            r"export\.csv:3: the step cell 'two' is not a finite number",
         ),
         ("export.csv", '"run - kl","run - loss"\n"1","0.5"\n', r"export\.csv:1: no step column"),
         (
@@ -105,7 +109,7 @@ def test_wandb_jsonl_histograms_are_non_scalar(legacy_jsonl: Path) -> None:
             '"Step","run - kl"\n"1","0.5","0.7"\n',
             r"export\.csv:2: 3 cells where the header has 2",
         ),
-        ("export.csv", "", r"export\.csv: the file is empty"),
+        ("export.csv", "", r"export\.csv: holds no records \(the file is empty\)"),
         ("run.log", "loss=1", r"cannot tell the format .* --input-format"),
     ],
 )

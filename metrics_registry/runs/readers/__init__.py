@@ -83,6 +83,14 @@ def detect_format(path: Path) -> tuple[LogFormat, Path]:
     )
 
 
+def _refuse_special(path: Path) -> None:
+    """A device, pipe or socket never ends (``/dev/zero``) or waits for a writer: refuse it."""
+    if path.exists() and not (path.is_file() or path.is_dir()):
+        raise LogError(
+            f"{path}: not a regular file (a device, a pipe or a socket); pass a log file or a folder of logs"
+        )
+
+
 def read_log(
     path: Path, fmt: LogFormat | None = None, on_progress: Callable[[int, int], None] | None = None
 ) -> list[RunLog]:
@@ -96,6 +104,7 @@ def read_log(
         fmt, path = detect_format(path)
     elif not path.exists():
         raise LogError(f"{path}: no such file or folder")
+    _refuse_special(path)
     if fmt == "trainer-state":
         if path.is_dir():
             state = _latest_trainer_state(path)

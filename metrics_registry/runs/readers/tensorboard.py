@@ -7,13 +7,21 @@ that holds ``events.out.tfevents.*`` files is one run. Scalars come from
 are listed as non-scalar keys. transformers' ``TensorBoardCallback`` writes
 every key through ``rewrite_logs`` (``loss`` -> ``train/loss``,
 ``eval_loss`` -> ``eval/loss``) at ``state.global_step``.
+
+Every event file is walked record by record first
+(:mod:`~metrics_registry.runs.readers.event_records`), because the
+accumulator passes over damage in silence: a file whose first record does
+not pass is not an event file (:class:`LogError`); a file damaged further
+on is read up to the damage and its run gets a ``stopped``
+:class:`ReadProblem` (byte, record, reason); empty files hold nothing.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from metrics_registry.runs.log import LogError, RunLog
+from metrics_registry.runs.log import LogError, ReadProblem, RunLog
+from metrics_registry.runs.readers.event_records import scan_event_file
 
 __all__ = ["EVENT_FILE_PREFIX", "INSTALL_HINT", "event_folders", "read_tensorboard"]
 
@@ -26,6 +34,52 @@ def event_folders(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     return sorted({p.parent for p in path.rglob(f"{EVENT_FILE_PREFIX}*") if p.is_file()})
+
+
+def _event_files(folder: Path) -> list[Path]:
+    """The event files the accumulator reads for ``folder`` (``folder`` itself for a file)."""
+    from tensorboard.backend.event_processing.io_wrapper import IsTensorFlowEventsFile
+
+    if folder.is_file():
+        return [folder]
+    files = sorted(p for p in folder.iterdir() if IsTensorFlowEventsFile(str(p)) and not p.is_dir())
+    for file in files:
+        if not file.is_file():  # the accumulator would open it and wait for a writer forever
+            raise LogError(
+                f"{file}: not a regular file (a device, a pipe or a socket); remove it from the logging_dir"
+            )
+    return files
+
+
+def _check_records(folder: Path) -> list[ReadProblem]:
+    """Where each event file of ``folder`` stops early; a :class:`LogError` when none can be read."""
+    problems = []
+    records = 0
+    for file in _event_files(folder):
+        scan = scan_event_file(file)
+        records += scan.records
+        if scan.complete:
+            continue
+        if scan.records == 0:
+            raise LogError(
+                f"{file}: not a TensorBoard event file (record 1 at byte 0: {scan.reason});"
+                " pass the event files a SummaryWriter wrote, or remove this one"
+            )
+        problems.append(
+            ReadProblem(
+                "stopped",
+                file,
+                scan.reason or "",
+                scan.good_bytes,
+                record=scan.records + 1,
+                read=scan.records,
+            )
+        )
+    if records == 0:
+        raise LogError(
+            f"{folder}: holds no records (the event files are empty); pass the logging_dir of a run"
+        )
+    return problems
 
 
 def read_tensorboard(path: Path) -> list[RunLog]:
@@ -42,6 +96,7 @@ def read_tensorboard(path: Path) -> list[RunLog]:
         )
     runs = []
     for folder in folders:
+        problems = _check_records(folder)
         accumulator = event_accumulator.EventAccumulator(
             str(folder),
             size_guidance={
@@ -57,7 +112,7 @@ def read_tensorboard(path: Path) -> list[RunLog]:
         name = None
         if path.is_dir() and folder != path:
             name = folder.relative_to(path).as_posix()
-        run = RunLog(source=path, format="tensorboard", run=name)
+        run = RunLog(source=path, format="tensorboard", run=name, problems=problems)
         tags = accumulator.Tags()
         for tag in tags.get("scalars", []):
             for event in accumulator.Scalars(tag):

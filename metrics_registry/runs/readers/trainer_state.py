@@ -15,10 +15,11 @@ TRL's trainers log through ``Trainer.log``, so their keys land here as logged.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from metrics_registry.runs.log import LogError, RunLog
-from metrics_registry.runs.readers.values import to_float
+from metrics_registry.runs.readers.values import JsonDepthError, load_json, to_float
 
 __all__ = ["read_trainer_state"]
 
@@ -30,21 +31,30 @@ def read_trainer_state(path: Path) -> RunLog:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise LogError(f"{path}: not UTF-8 text ({error.reason}); pass {_WHAT}") from error
+    if not text.strip():
+        raise LogError(f"{path}: holds no records (the file is empty); pass {_WHAT}")
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as error:
         raise LogError(f"{path}:{error.lineno}: not valid JSON ({error.msg}); pass {_WHAT}") from error
+    except JsonDepthError as error:
+        raise LogError(f"{path}: {error}; the file is damaged, pass {_WHAT}") from error
     history = data.get("log_history") if isinstance(data, dict) else None
     if not isinstance(history, list):
         raise LogError(f"{path}: no 'log_history' list at the top level; pass {_WHAT}")
+    if not history:
+        raise LogError(
+            f"{path}: holds no records ('log_history' is empty: nothing was logged yet);"
+            " pass the trainer_state.json of a later checkpoint"
+        )
     run = RunLog(source=path, format="trainer-state")
     for index, record in enumerate(history):
         if not isinstance(record, dict):
             raise LogError(f"{path}: log_history[{index}] is not an object; the file is damaged, use {_WHAT}")
         step = to_float(record.get("step"))
-        if step is None:
+        if step is None or not math.isfinite(step):
             raise LogError(
-                f"{path}: log_history[{index}] has no numeric 'step'; the file is damaged, use {_WHAT}"
+                f"{path}: log_history[{index}] has no finite numeric 'step'; the file is damaged, use {_WHAT}"
             )
         for key, value in record.items():
             if key == "step":

@@ -1,0 +1,173 @@
+"""The words of a run report: what each finding says, in the report's language.
+
+Every UI string is marked with ``_()`` for the ``ui`` catalog; ``_`` is the
+report's gettext, bound at the top of each function.
+"""
+
+from __future__ import annotations
+
+from metrics_registry.describe import describe_rule
+from metrics_registry.runs.check import RunFinding
+from metrics_registry.runs.locale import Localizer
+
+__all__ = ["LOG_KINDS", "SERIES_KINDS", "counts_text", "describe", "expected", "severity_label"]
+
+
+def severity_label(severity: str, loc: Localizer) -> str:
+    _ = loc.gettext
+    return {"error": _("error"), "warning": _("warning"), "info": _("note")}[severity]
+
+
+def expected(rule: object, loc: Localizer) -> str:
+    """What the rule expects, with numbers in the report's locale (same words as the site's)."""
+    return describe_rule(rule, loc.gettext, loc.number)
+
+
+def _join(items: list[str]) -> str:
+    return ", ".join(items)
+
+
+#: Findings about the whole log, and about one series' values.
+LOG_KINDS = ("log-stopped", "nul-bytes", "unterminated", "nothing-checked")
+SERIES_KINDS = ("rule", "non-finite")
+
+
+def _describe_log(finding: RunFinding, loc: Localizer) -> str:
+    """What a finding about the whole log says. Positions (bytes, lines) are not localized numbers."""
+    _ = loc.gettext
+    problem = finding.problem
+    if finding.kind == "nothing-checked":
+        return {
+            "no-keys": _("nothing to check: the log holds no scalar values"),
+            "no-known-key": _(
+                "no known metric: no key of this log is in the registry; is it a log of a TRL trainer?"
+            ),
+            "ambiguous": _("nothing to check: every known key is ambiguous; pass --family or --trl-version"),
+            "no-values": _("nothing to check: the known keys hold no scalar values"),
+        }[finding.nothing or "no-keys"]
+    assert problem is not None
+    if finding.kind == "nul-bytes":
+        shown = ", ".join(str(n) for n in problem.lines[:5]) + (", …" if len(problem.lines) > 5 else "")
+        return loc.ngettext(
+            "NUL bytes removed from %(count)s line of %(file)s (%(lines)s) before reading it;"
+            " the file may be damaged",
+            "NUL bytes removed from %(count)s lines of %(file)s (%(lines)s) before reading them;"
+            " the file may be damaged",
+            len(problem.lines),
+        ) % {"lines": shown, "count": loc.step(len(problem.lines)), "file": problem.file}
+    if finding.kind == "unterminated":
+        return _(
+            "the last row (line %(line)s) of %(file)s has no line break after it: the file may be cut"
+            " inside its last cell; it was read as it is"
+        ) % {"line": str(problem.line), "file": problem.file}
+    values = {
+        "byte": str(problem.byte),
+        "record": str(problem.record),
+        "line": str(problem.line),
+        "file": problem.file,
+        "reason": problem.reason,
+        "read": loc.step(problem.read),
+    }
+    if problem.line is not None and problem.byte is None:  # CSV: rows are lines, not bytes
+        where = _("reading stopped at line %(line)s of %(file)s: %(reason)s") % values
+    elif problem.line is not None:
+        where = _("reading stopped at line %(line)s (byte %(byte)s) of %(file)s: %(reason)s") % values
+    else:
+        where = _("reading stopped at byte %(byte)s (record %(record)s) of %(file)s: %(reason)s") % values
+    checked = (
+        loc.ngettext(
+            "%(read)s record before it was checked", "%(read)s records before it were checked", problem.read
+        )
+        % values
+    )
+    return _("%(stopped)s; %(checked)s") % {"stopped": where, "checked": checked}
+
+
+def describe(finding: RunFinding, loc: Localizer) -> str:
+    """What happened, in one sentence."""
+    _ = loc.gettext
+    if finding.kind in LOG_KINDS:
+        return _describe_log(finding, loc)
+    info = finding.info
+    assert info is not None
+    if finding.kind == "unknown-key":
+        return _("not in the registry")
+    if finding.kind == "ambiguous-key":
+        families = _join(sorted({m.entry.family.id for m in info.candidates}))
+        return _(
+            "logged by several families (%(families)s) with different meanings;"
+            " pass --family or --trl-version to choose"
+        ) % {"families": families}
+    if finding.kind == "legacy-key":
+        assert info.entry is not None
+        return _("legacy name of %(versions)s; the current key is %(successors)s") % {
+            "versions": info.entry.version_text(short=True),
+            "successors": _join([s.id for s in info.successors]),
+        }
+    violation = finding.violation
+    assert violation is not None
+    f = violation.figures
+    values = {
+        "step": loc.step(violation.step),
+        "count": loc.step(f.get("count", 0)),
+        "total": loc.step(f.get("total", 0)),
+        "last": loc.step(f.get("last", 0)),
+        "value": loc.number(f.get("value", 0.0)),
+        "median": loc.number(f.get("median", 0.0)),
+        "ratio": loc.number(round(f.get("ratio", 0.0), 1)),
+        "change": loc.number(f.get("change", 0.0)),
+        "noise": loc.number(f.get("noise", 0.0)),
+        "level": loc.number(f.get("level", 0.0)),
+    }
+    count = int(f.get("count", 0))
+    if violation.reason == "non-finite":
+        return (
+            loc.ngettext(
+                "%(count)s of %(total)s values is NaN or infinite, at step %(step)s",
+                "%(count)s of %(total)s values are NaN or infinite, the first at step %(step)s",
+                count,
+            )
+            % values
+        )
+    if violation.reason == "outside":
+        return (
+            loc.ngettext(
+                "%(count)s of %(total)s values is outside the healthy range, at step %(step)s: %(value)s",
+                "%(count)s of %(total)s values are outside the healthy range, the first at step %(step)s;"
+                " furthest: %(value)s",
+                count,
+            )
+            % values
+        )
+    if violation.reason == "outside-at-end":
+        return (
+            _(
+                "the last %(last)s values are outside the healthy range, from step %(step)s"
+                " (%(count)s of %(total)s in all)"
+            )
+            % values
+        )
+    if violation.reason == "trend":
+        return _("fitted change over the run: %(change)s (noise %(noise)s, typical value %(level)s)") % values
+    if violation.reason == "spike":
+        return (
+            loc.ngettext(
+                "%(count)s spike, at step %(step)s: %(value)s, %(ratio)s× the running median %(median)s",
+                "%(count)s spikes, the first at step %(step)s: %(value)s, %(ratio)s× the running median"
+                " %(median)s",
+                count,
+            )
+            % values
+        )
+    return _("stuck at %(value)s for all %(total)s values") % values
+
+
+def counts_text(errors: int, warnings: int, notes: int, loc: Localizer) -> str:
+    """``1 error, 3 warnings, 2 notes`` with the language's plural forms."""
+    return ", ".join(
+        [
+            loc.ngettext("%(n)s error", "%(n)s errors", errors) % {"n": loc.step(errors)},
+            loc.ngettext("%(n)s warning", "%(n)s warnings", warnings) % {"n": loc.step(warnings)},
+            loc.ngettext("%(n)s note", "%(n)s notes", notes) % {"n": loc.step(notes)},
+        ]
+    )
