@@ -206,6 +206,10 @@ def find_unsafe_markup(
     >>> [p.describe() for p in find_unsafe_markup("<b>" * 12, limit=2)]
     ["raw HTML '<b>'", "raw HTML '<b>' (and more in this text)"]
     """
+    if "<" not in text and "{" not in text and "](" not in text and "]:" not in text:
+        # every tag starts with '<', every attr_list block and KaTeX link with '{',
+        # every link or reference definition with '](' or ']:': nothing to find
+        return []
     problems: list[MarkupProblem] = []
     plain = text if in_code_span else _mask_code(text)
     plain = _mask(plain, _AUTOLINK)
