@@ -21,6 +21,7 @@ from metrics_registry.models import FamilyInfo, Metric, RegistryFile
 from metrics_registry.yamlread import (
     MAX_ALIASED_VALUES,
     MAX_DEPTH,
+    MAX_FILE_BYTES,
     DuplicateKeyError,
     Loc,
     TagError,
@@ -32,10 +33,6 @@ from metrics_registry.yamlread import (
 __all__ = ["MAX_ALIASED_VALUES", "MAX_DEPTH", "MODELINE_PREFIX", "LoadedFile", "load_file"]
 
 MODELINE_PREFIX = "# yaml-language-server: $schema="
-
-# Registry files are untrusted input (a pull request). A file is refused
-# before parsing when larger than this; the built-in ones are ~0.1 MiB.
-MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass

@@ -30,6 +30,7 @@ from metrics_registry.terminal import CONTROL_CHARACTERS
 __all__ = [
     "MAX_ALIASED_VALUES",
     "MAX_DEPTH",
+    "MAX_FILE_BYTES",
     "Document",
     "DuplicateKeyError",
     "Loc",
@@ -43,6 +44,9 @@ __all__ = [
 Loc = tuple[str | int, ...]
 YAMLError = yaml.YAMLError
 
+# Registry files are untrusted input (a pull request). A file is refused
+# before parsing when larger than this; the built-in ones are ~0.1 MiB.
+MAX_FILE_BYTES = 8 * 1024 * 1024
 # Real registry files use no aliases and nest 6 levels.
 MAX_ALIASED_VALUES = 10_000
 MAX_DEPTH = 64
