@@ -27,23 +27,26 @@ larger than the loader reads, are never cached (the loader reports them).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
 import re
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["CACHE_ENV", "cache_folder", "cache_key", "read", "write"]
+T = TypeVar("T")
+
+__all__ = ["CACHE_ENV", "cache_folder", "cache_key", "memo", "read", "write"]
 
 CACHE_ENV = "METRICS_REGISTRY_CACHE"
 _FORMAT = b"metrics-registry cache 1"
 _PACKAGE = Path(__file__).resolve().parent
 #: Entries kept; the oldest beyond this are deleted when a new one is written.
-KEEP_ENTRIES = 16
+KEEP_ENTRIES = 64
 _ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.pickle")
 
 
@@ -58,6 +61,7 @@ def cache_folder() -> Path | None:
     return Path(base) / "metrics-registry"
 
 
+@functools.cache
 def _code_fingerprint() -> bytes:
     digest = hashlib.sha256()
     for root, folders, files in os.walk(_PACKAGE):
@@ -69,14 +73,14 @@ def _code_fingerprint() -> bytes:
     return digest.digest()
 
 
-def cache_key(paths: Iterable[Path], max_bytes: int) -> str | None:
-    """The key for validating ``paths``, or None when one of them must not be cached."""
+def cache_key(paths: Iterable[Path], max_bytes: int, purpose: str = "registry") -> str | None:
+    """The key for checking ``paths`` for ``purpose``, or None when one of them must not be cached."""
     import pydantic
 
     from metrics_registry import __version__
 
     digest = hashlib.sha256(_FORMAT)
-    digest.update(f"{__version__}|{sys.version}|{pydantic.VERSION}".encode())
+    digest.update(f"{purpose}|{__version__}|{sys.version}|{pydantic.VERSION}".encode())
     digest.update(_code_fingerprint())
     for path in paths:
         try:
@@ -109,6 +113,18 @@ def _folder(create: bool) -> Path | None:
     except OSError:
         return None
     return folder
+
+
+def memo(key: str | None, compute: Callable[[], T]) -> T:
+    """``compute()``, read from the cache under ``key`` when there (None: not cacheable)."""
+    if key is None:
+        return compute()
+    hit = read(key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    value = compute()
+    write(key, value)
+    return value
 
 
 def read(key: str) -> Any | None:

@@ -30,28 +30,9 @@ class _Context:
 
     def validate(self, *, translations: bool = False) -> tuple[Registry, list]:
         """Validate the registry; with ``translations``, the project's text files and catalogs too."""
-        from metrics_registry.api import validate
+        from metrics_registry.project import validate_project
 
-        registry, findings = validate(self.extra, include_configured=self.use_config)
-        if not translations:
-            return registry, findings
-        from metrics_registry.api import registry_paths
-        from metrics_registry.textfiles import check_text_files, project_text_files
-
-        files = registry_paths(self.extra, include_configured=self.use_config)
-        if translations and self.use_config:
-            from metrics_registry.config import find_project_config
-
-            config = find_project_config()
-            if config is not None:
-                files += list(project_text_files(config.parent))
-            if config is not None and (config.parent / "i18n").is_dir():
-                from metrics_registry.i18n.qa import check_catalogs
-
-                findings.extend(check_catalogs(config.parent))
-        # a device or a pipe given as a registry file is already reported by the loader (MR106)
-        findings.extend(check_text_files(path for path in files if path.is_file()))
-        return registry, findings
+        return validate_project(self.extra, use_config=self.use_config, translations=translations)
 
     def load(self) -> Registry:
         from metrics_registry.api import load
@@ -127,10 +108,12 @@ def cli(ctx: click.Context, extra: tuple[Path, ...], no_config: bool) -> None:
 @_user_errors
 def validate_command(obj: _Context, fmt: str, strict: bool, stats: bool) -> None:
     """Check every registry file; exit 1 when there are errors."""
-    from metrics_registry.checks import reference_coverage
-
     registry, findings = obj.validate(translations=True)
-    coverage = reference_coverage(registry) if stats else None
+    coverage = None
+    if stats:
+        from metrics_registry.checks import reference_coverage
+
+        coverage = reference_coverage(registry)
     errors = [f for f in findings if f.is_error]
     warnings = [f for f in findings if not f.is_error]
     if fmt == "json":

@@ -108,3 +108,27 @@ def test_concurrent_runs_each_get_a_whole_result(cache_folder: Path, valid_file:
     assert len({out for out, _ in outputs}) == 1
     assert len(_entries(cache_folder)) == 1
     assert not [p for p in cache_folder.iterdir() if p.suffix != ".pickle"]  # no temporary left
+
+
+def test_validate_rechecks_only_what_changed(
+    cache_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from metrics_registry.cli import cli
+
+    project = tmp_path / "project"
+    (project / "docs" / "en").mkdir(parents=True)
+    config = "[tool.metrics-registry]\nextra-registries = []\n"
+    (project / "pyproject.toml").write_text(config, encoding="utf-8")
+    page = project / "docs" / "en" / "page.md"
+    page.write_text("Le caf\u00c3\u00a9 est ferm\u00c3\u00a9 aujourd'hui.\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    runs = [CliRunner().invoke(cli, ["validate"]) for _ in range(2)]
+    assert [run.exit_code for run in runs] == [1, 1]
+    assert all("page.md:1: error MR140" in run.output for run in runs)
+    entries = len(_entries(cache_folder))
+    page.write_text("Le caf\u00e9 est ferm\u00e9 aujourd'hui.\n", encoding="utf-8")
+    fixed = CliRunner().invoke(cli, ["validate"])
+    assert fixed.exit_code == 0, fixed.output
+    assert len(_entries(cache_folder)) == entries + 1  # only the edited page was checked again
