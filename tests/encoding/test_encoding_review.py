@@ -29,7 +29,8 @@ def run(*args: str):
 
 
 def test_replacement_characters_are_lost_bytes_not_text() -> None:
-    for text in (SENTENCE, "亞美尼亞語和塞爾維亞文", "Tiếng Việt: người, được, những, hỏi", "🔍 Search ❌ failed"):
+    texts = (SENTENCE, "亞美尼亞語和塞爾維亞文", "Tiếng Việt: người, được, những, hỏi", "🔍 Search ❌ failed")
+    for text in texts:
         damaged = replaced(text)
         assert "\ufffd" in damaged
         assert repair(damaged) == text
