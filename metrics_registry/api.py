@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from metrics_registry.checks import run_checks
+from metrics_registry.concepts import ConceptList, builtin_concepts
 from metrics_registry.config import builtin_paths, configured_paths
 from metrics_registry.findings import Finding
 from metrics_registry.loader import LoadedFile, load_file
@@ -53,7 +54,7 @@ def registry_paths(
     return list(unique)
 
 
-def _build(files: list[LoadedFile]) -> Registry:
+def _build(files: list[LoadedFile], concepts: ConceptList | None = None) -> Registry:
     families = {}
     entries = []
     for loaded in files:
@@ -63,7 +64,7 @@ def _build(files: list[LoadedFile]) -> Registry:
         families[family.id] = family
         for index, metric in loaded.metrics:
             entries.append(Entry(metric, family, loaded.path, loaded.metric_line(index)))
-    return Registry(families, entries)
+    return Registry(families, entries, concepts.concepts if concepts is not None else None)
 
 
 def validate(
@@ -77,8 +78,11 @@ def validate(
         load_file(path)
         for path in registry_paths(extra_paths, include_configured=include_configured, builtin=builtin)
     ]
-    registry = _build(files)
+    # The concept list is the package's own, whichever files are loaded: the ids are a closed list.
+    concepts = builtin_concepts()
+    registry = _build(files, concepts)
     findings = [finding for loaded in files for finding in loaded.findings]
+    findings.extend(concepts.findings)
     findings.extend(run_checks(files, registry))
     return registry, findings
 
