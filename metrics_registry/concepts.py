@@ -15,6 +15,7 @@ list does not hold is MR160 (:mod:`metrics_registry.semantic_checks`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -28,7 +29,7 @@ from metrics_registry.modelbase import Model
 from metrics_registry.semantics import CONCEPT_ID_PATTERN
 from metrics_registry.yamlread import DuplicateKeyError, Loc, TagError, TooBigError, YAMLError, read_yaml
 
-__all__ = ["CONCEPTS_FILE", "Concept", "ConceptList", "builtin_concepts", "load_concepts"]
+__all__ = ["CONCEPTS_FILE", "Concept", "ConceptList", "builtin_concepts", "lineage", "load_concepts"]
 
 #: Where the list lives, relative to the package.
 CONCEPTS_FILE = "data/concepts/concepts.yaml"
@@ -64,12 +65,17 @@ class ConceptList:
 
     def lineage(self, concept_id: str) -> list[Concept]:
         """The concept and its parents, nearest first (cycles cut)."""
-        out: list[Concept] = []
-        current = self.concepts.get(concept_id)
-        while current is not None and current not in out:
-            out.append(current)
-            current = self.concepts.get(current.parent) if current.parent else None
-        return out
+        return lineage(self.concepts, concept_id)
+
+
+def lineage(concepts: Mapping[str, Concept], concept_id: str) -> list[Concept]:
+    """The concept ``concept_id`` and its parents in ``concepts``, nearest first (a cycle is cut)."""
+    out: list[Concept] = []
+    current = concepts.get(concept_id)
+    while current is not None and current not in out:
+        out.append(current)
+        current = concepts.get(current.parent) if current.parent else None
+    return out
 
 
 def _finding(path: Path, line: int | None, message: str, fix: str, field_name: str | None = None) -> Finding:

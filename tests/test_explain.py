@@ -23,7 +23,7 @@ def test_eval_key_says_how_it_matched(registry: Registry) -> None:
 def test_all_sections(registry: Registry) -> None:
     text = _render(registry, "kl", family="grpo")
     entry = registry.lookup("kl", family="grpo").entry
-    for expected in (entry.metric.title, entry.metric.summary, "Healthy values", "logged when", "beta"):
+    for expected in (entry.metric.title, entry.metric.summary, "Healthy values", "logged only when", "beta"):
         assert expected in text
     if entry.metric.docs_note:
         assert "What TRL's documentation says" in text

@@ -40,7 +40,7 @@ def _validate(document: dict) -> None:
 def test_json_has_every_language_and_never_english_for_a_translation(registry: Registry) -> None:
     document = json.loads(export_json(registry, i18n_root=ROOT))
     _validate(document)
-    assert document["schema_version"] == "2"
+    assert document["schema_version"] == "3"
     assert document["languages"] == ["en", "vi", "zh"]
     for item in [*document["metrics"], *document["families"]]:
         assert set(item["translations"]) == {"vi", "zh"}

@@ -58,7 +58,7 @@ def test_pybabel_extracts_registry_fields_with_context_and_line(project: Path, t
     assert {
         "Healthy values",
         "Aggregation",
-        "Logged when",
+        "Logged only when",
         "Not translated yet",
         "goes up over the run",
     } <= ui

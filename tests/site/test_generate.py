@@ -33,7 +33,7 @@ def test_chinese_pages_use_chinese_punctuation(registry: Registry, tmp_path: Pat
     page = (tmp_path / "zh" / "reference" / "grpo.md").read_text(encoding="utf-8")
     assert "**上游：**" in page and "**上游:**" not in page
     assert "（警告）：" in page and "(警告):" not in page
-    assert "**记录条件：**" in page
+    assert "**仅在以下情况记录：**" in page
     titles = [line for line in page.splitlines() if line.startswith("**") and line.count("**") >= 2]
     assert titles and not any(line.split("**")[1].endswith(".") for line in titles)
     generate_pages(registry, ROOT, tmp_path / "en")
