@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
 
 from metrics_registry.modelbase import Model, VersionRange
 
@@ -35,10 +35,47 @@ __all__ = [
 #: A configuration field, e.g. ``num_mini_batches`` or ``generation_kwargs.top_k``.
 OPTION_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,3}$"
 _SCALAR_TEXT_MAX = 100
+_LIST_MAX = 20
 
-Scalar = bool | int | float | Annotated[str, Field(max_length=_SCALAR_TEXT_MAX)]
-ConfigValue = Scalar | list[Scalar]
+Scalar = bool | int | float | str
 Operator = Literal["==", "!=", ">", ">=", "<", "<=", "in", "not in"]
+
+
+def _scalar(value: object) -> bool:
+    if isinstance(value, bool | int):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str) and len(value) <= _SCALAR_TEXT_MAX
+
+
+def _config_value(value: object) -> object:
+    """One message for any wrong value (a union would report one error per member type)."""
+    if _scalar(value):
+        return value
+    if isinstance(value, list) and 1 <= len(value) <= _LIST_MAX and all(_scalar(item) for item in value):
+        return value
+    raise ValueError(
+        f"a value is true/false, a finite number, a text of at most {_SCALAR_TEXT_MAX} characters,"
+        f" or a list of 1 to {_LIST_MAX} of those"
+    )
+
+
+_SCALAR_SCHEMA = {
+    "anyOf": [{"type": "boolean"}, {"type": "number"}, {"type": "string", "maxLength": _SCALAR_TEXT_MAX}]
+}
+ConfigValue = Annotated[
+    Scalar | list[Scalar],
+    BeforeValidator(_config_value),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                _SCALAR_SCHEMA,
+                {"type": "array", "items": _SCALAR_SCHEMA, "minItems": 1, "maxItems": _LIST_MAX},
+            ]
+        }
+    ),
+]
 
 
 class ConfigCondition(Model):
@@ -48,9 +85,7 @@ class ConfigCondition(Model):
         description="Config field, e.g. 'num_mini_batches'."
     )
     op: Operator = Field(description="Comparison: ==, !=, >, >=, <, <=, in, not in.")
-    value: Scalar | Annotated[list[Scalar], Field(min_length=1, max_length=20)] = Field(
-        description="The value compared with (a list for 'in' and 'not in')."
-    )
+    value: ConfigValue = Field(description="The value compared with (a list for 'in' and 'not in').")
 
     @model_validator(mode="after")
     def _fits(self) -> ConfigCondition:
