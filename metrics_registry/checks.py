@@ -21,6 +21,7 @@ from packaging.version import Version
 from metrics_registry.findings import Finding
 from metrics_registry.keys import Reference, template_problem
 from metrics_registry.loader import LoadedFile
+from metrics_registry.markup import check_markup
 from metrics_registry.models import Metric
 from metrics_registry.registry import Registry, anchor
 from metrics_registry.semantic_checks import (
@@ -614,6 +615,7 @@ CHECKS: list[Check] = [
     check_rule_ids,
     check_placeholders,
     check_references_implemented,
+    check_markup,
     check_concepts,
     check_known_issue_versions,
     check_condition_versions,

@@ -21,9 +21,13 @@ Version = Annotated[str, Field(pattern=VERSION_PATTERN)]
 
 
 class Model(BaseModel):
-    """Frozen, and unknown fields are errors: a typo is reported with its line, never ignored."""
+    """Frozen, and unknown fields are errors: a typo is reported with its line, never ignored.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+    Validators are built on first use (``defer_build``): a command that reads a cached registry
+    never pays for building them.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True, defer_build=True)
 
 
 class VersionRange(Model):
