@@ -57,11 +57,25 @@ severity of the finding.
 
 A rule whose kind needs more points than the series has is skipped (the
 report counts series checked, not findings only).
+
+Each kind is one :class:`RuleState`, fed a point at a time: ``check-run``
+feeds it a whole series (:func:`evaluate`), the live monitor
+(:mod:`metrics_registry.integrations.monitor`) the points as a run logs
+them, so a rule means the same thing in both. Feeding a point costs
+constant work (a spike's running median is over at most ``spike_history``
+values). :meth:`RuleState.fired` says whether the rule fires on the points
+fed so far, in constant work too, except for ``direction``: its fit and its
+noise are medians over the whole series, which no constant-size state
+gives exactly, so :meth:`DirectionState.fired` judges again only each time
+the series has doubled (constant work per point on average) and answers
+from that judgement in between; :meth:`RuleState.violation` is always exact.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
+from collections import deque
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Literal
@@ -69,7 +83,19 @@ from typing import Literal
 from metrics_registry.models import ConstantRule, DirectionRule, FiniteRule, RangeRule, SpikeRule
 from metrics_registry.runs.log import Point
 
-__all__ = ["Thresholds", "Violation", "evaluate", "non_finite"]
+__all__ = [
+    "ConstantState",
+    "DirectionState",
+    "FiniteState",
+    "RangeState",
+    "RuleState",
+    "SpikeState",
+    "Thresholds",
+    "Violation",
+    "evaluate",
+    "new_state",
+    "non_finite",
+]
 
 Reason = Literal["non-finite", "outside", "outside-at-end", "trend", "spike", "stuck"]
 
@@ -110,138 +136,276 @@ def _close(a: float, b: float, tolerance: float) -> bool:
     return abs(a - b) <= tolerance * max(1.0, abs(a), abs(b))
 
 
-def _finite(points: list[Point]) -> list[Point]:
-    return [p for p in points if math.isfinite(p.value)]
+class RuleState:
+    """What a rule needs to remember of a series to judge it, fed one point at a time."""
+
+    def add(self, point: Point) -> None:
+        raise NotImplementedError
+
+    def fired(self) -> bool:
+        """Whether the rule fires on the points fed so far (cheap; see the module docstring)."""
+        return self.violation() is not None
+
+    def violation(self) -> Violation | None:
+        """The violation on the points fed so far, or ``None`` when the rule holds or cannot judge yet."""
+        raise NotImplementedError
+
+
+class FiniteState(RuleState):
+    """``finite``, and the NaN and infinite values of any series."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.bad: list[float] = []  # the steps of the non-finite values
+        self.first = math.nan
+
+    def add(self, point: Point) -> None:
+        self.total += 1
+        if not math.isfinite(point.value):
+            if not self.bad:
+                self.first = point.value
+            self.bad.append(point.step)
+
+    def fired(self) -> bool:
+        return bool(self.bad)
+
+    def violation(self) -> Violation | None:
+        if not self.bad:
+            return None
+        figures = {"count": len(self.bad), "total": self.total, "value": self.first}
+        return Violation("non-finite", self.bad[0], tuple(self.bad), figures)
+
+
+class RangeState(RuleState):
+    def __init__(self, rule: RangeRule, thresholds: Thresholds) -> None:
+        self.rule, self.t = rule, thresholds
+        self.total = 0  # finite points
+        self.bad: list[float] = []  # steps of the points outside
+        self.worst = self.worst_distance = math.nan
+        self.trailing = 0  # points outside at the end
+        self.trailing_start: float = math.nan  # the step where that stretch starts
+
+    def _outside(self, value: float) -> bool:
+        rule, tolerance = self.rule, self.t.tolerance
+        low = rule.min is not None and value < rule.min and not _close(value, rule.min, tolerance)
+        high = rule.max is not None and value > rule.max and not _close(value, rule.max, tolerance)
+        return low or high
+
+    def _distance(self, value: float) -> float:
+        below = self.rule.min - value if self.rule.min is not None else -math.inf
+        above = value - self.rule.max if self.rule.max is not None else -math.inf
+        return max(below, above)
+
+    def add(self, point: Point) -> None:
+        value = point.value
+        if not math.isfinite(value):
+            return
+        self.total += 1
+        if not self._outside(value):
+            self.trailing = 0
+            return
+        distance = self._distance(value)
+        if not self.bad or distance > self.worst_distance:  # the first of equally bad values
+            self.worst, self.worst_distance = value, distance
+        self.bad.append(point.step)
+        if self.trailing == 0:
+            self.trailing_start = point.step
+        self.trailing += 1
+
+    def _reason(self) -> Reason | None:
+        count, t = len(self.bad), self.t
+        if not count:
+            return None
+        if self.rule.severity == "error" or count >= t.range_fraction * self.total:
+            return "outside"
+        if self.total >= t.window and self.trailing >= t.window:
+            return "outside-at-end"
+        return None
+
+    def fired(self) -> bool:
+        return self._reason() is not None
+
+    def violation(self) -> Violation | None:
+        reason = self._reason()
+        if reason is None:
+            return None
+        figures = {"count": len(self.bad), "total": self.total, "value": self.worst, "last": self.trailing}
+        step = self.bad[0] if reason == "outside" else self.trailing_start
+        return Violation(reason, step, tuple(self.bad), figures)
+
+
+def _theil_sen(steps: list[float], values: list[float], max_points: int) -> tuple[float, float]:
+    """Slope and intercept of the Theil–Sen fit of value against step."""
+    if len(steps) > max_points:
+        stride = (len(steps) - 1) / (max_points - 1)
+        picked = [round(i * stride) for i in range(max_points)]
+        steps, values = [steps[i] for i in picked], [values[i] for i in picked]
+    slopes = [
+        (values[j] - values[i]) / (steps[j] - steps[i])
+        for i in range(len(steps))
+        for j in range(i + 1, len(steps))
+        if steps[j] != steps[i]
+    ]
+    slope = median(slopes) if slopes else 0.0
+    intercept = median(v - slope * s for s, v in zip(steps, values, strict=True))
+    return slope, intercept
+
+
+class DirectionState(RuleState):
+    """Keeps the finite points (16 bytes each): the fit is over the whole series."""
+
+    def __init__(self, rule: DirectionRule, thresholds: Thresholds) -> None:
+        self.rule, self.t = rule, thresholds
+        self.steps = array("d")
+        self.values = array("d")
+        self.first_step: float = math.nan
+        self.last_step: float = math.nan
+        self._judged_at = -1  # how many points the cached judgement saw
+        self._judged: Violation | None = None
+        self._next_judgement = max(1, thresholds.direction_min_points)
+
+    def add(self, point: Point) -> None:
+        if not math.isfinite(point.value):
+            return
+        if not self.steps:
+            self.first_step = point.step
+        self.last_step = point.step
+        self.steps.append(point.step)
+        self.values.append(point.value)
+
+    def fired(self) -> bool:
+        count = len(self.steps)
+        if count >= self._next_judgement:
+            self._next_judgement = 2 * count
+            self.violation()
+        return self._judged is not None
+
+    def violation(self) -> Violation | None:
+        count = len(self.steps)
+        if count != self._judged_at:
+            self._judged_at, self._judged = count, self._judge()
+        return self._judged
+
+    def _judge(self) -> Violation | None:
+        t, steps, values = self.t, list(self.steps), list(self.values)
+        if len(steps) < t.direction_min_points:
+            return None
+        slope, intercept = _theil_sen(steps, values, t.direction_max_points)
+        change = slope * (max(steps) - min(steps))
+        residuals = [v - (intercept + slope * s) for s, v in zip(steps, values, strict=True)]
+        centre = median(residuals)
+        noise = 1.4826 * median(abs(r - centre) for r in residuals)
+        level = median(abs(v) for v in values)
+        figures = {"change": change, "noise": noise, "level": level, "total": len(values)}
+        direction = self.rule.direction
+        if direction == "increase":
+            fired = change <= noise
+        elif direction == "decrease":
+            fired = change >= -noise
+        else:
+            fired = abs(change) > max(t.stable_noise * noise, t.stable_relative * level)
+        if not fired:
+            return None
+        return Violation("trend", self.first_step, (self.first_step, self.last_step), figures)
+
+
+class SpikeState(RuleState):
+    def __init__(self, rule: SpikeRule, thresholds: Thresholds) -> None:
+        self.rule, self.t = rule, thresholds
+        self.history: deque[float] = deque(maxlen=thresholds.spike_history)  # |value| of the last points
+        self.total = 0  # finite points
+        self.spikes: list[float] = []  # their steps
+        self.first: tuple[float, float] = (math.nan, math.nan)  # value, running median
+        self.worst: tuple[float, float] = (math.nan, math.nan)
+
+    def add(self, point: Point) -> None:
+        value = point.value
+        if not math.isfinite(value):
+            return
+        size = abs(value)
+        if self.total >= self.t.spike_min_history:
+            running = median(self.history)
+            if running > 0 and size > self.rule.factor * running:
+                if not self.spikes:
+                    self.first = self.worst = (value, running)
+                elif size / running > abs(self.worst[0]) / self.worst[1]:  # the first of equal ratios
+                    self.worst = (value, running)
+                self.spikes.append(point.step)
+        self.history.append(size)
+        self.total += 1
+
+    def fired(self) -> bool:
+        return bool(self.spikes)
+
+    def violation(self) -> Violation | None:
+        if not self.spikes:
+            return None
+        (value, running), (worst, worst_median) = self.first, self.worst
+        figures = {
+            "count": len(self.spikes),
+            "total": self.total,
+            "value": value,
+            "median": running,
+            "ratio": abs(value) / running,
+            "worst": worst,
+            "worst_ratio": abs(worst) / worst_median,
+        }
+        return Violation("spike", self.spikes[0], tuple(self.spikes), figures)
+
+
+class ConstantState(RuleState):
+    def __init__(self, rule: ConstantRule, thresholds: Thresholds) -> None:
+        self.rule, self.t = rule, thresholds
+        self.total = 0  # finite points
+        self.stuck = math.nan  # the value every point equals so far
+        self.constant = True
+        self.first_step: float = math.nan
+        self.last_step: float = math.nan
+
+    def add(self, point: Point) -> None:
+        value = point.value
+        if not math.isfinite(value):
+            return
+        if self.total == 0:
+            self.first_step = point.step
+            self.stuck = self.rule.value if self.rule.value is not None else value
+        self.total += 1
+        self.last_step = point.step
+        if self.constant and not _close(value, self.stuck, self.t.tolerance):
+            self.constant = False
+
+    def fired(self) -> bool:
+        return self.constant and self.total >= self.t.not_constant_min_points
+
+    def violation(self) -> Violation | None:
+        if not self.fired():
+            return None
+        figures = {"value": self.stuck, "count": self.total, "total": self.total}
+        return Violation("stuck", self.first_step, (self.first_step, self.last_step), figures)
+
+
+def new_state(rule: object, thresholds: Thresholds | None = None) -> RuleState:
+    """An empty state for ``rule``; a :class:`TypeError` for an unknown kind of rule."""
+    t = thresholds or Thresholds()
+    if isinstance(rule, FiniteRule):
+        return FiniteState()
+    if isinstance(rule, RangeRule):
+        return RangeState(rule, t)
+    if isinstance(rule, DirectionRule):
+        return DirectionState(rule, t)
+    if isinstance(rule, SpikeRule):
+        return SpikeState(rule, t)
+    if isinstance(rule, ConstantRule):
+        return ConstantState(rule, t)
+    raise TypeError(f"unknown healthy rule {rule!r}")
 
 
 def non_finite(points: list[Point]) -> Violation | None:
     """The NaN and infinite values of a series, as a ``finite`` rule would report them."""
-    bad = [p for p in points if not math.isfinite(p.value)]
-    if not bad:
-        return None
-    return Violation(
-        "non-finite",
-        bad[0].step,
-        tuple(p.step for p in bad),
-        {"count": len(bad), "total": len(points), "value": bad[0].value},
-    )
-
-
-def _check_range(rule: RangeRule, points: list[Point], t: Thresholds) -> Violation | None:
-    values = _finite(points)
-    if not values:
-        return None
-
-    def outside(value: float) -> bool:
-        low = rule.min is not None and value < rule.min and not _close(value, rule.min, t.tolerance)
-        high = rule.max is not None and value > rule.max and not _close(value, rule.max, t.tolerance)
-        return low or high
-
-    flags = [outside(p.value) for p in values]
-    bad = [p for p, flag in zip(values, flags, strict=True) if flag]
-    if not bad:
-        return None
-    trailing = 0
-    for flag in reversed(flags):
-        if not flag:
-            break
-        trailing += 1
-
-    def distance(value: float) -> float:
-        below = rule.min - value if rule.min is not None else -math.inf
-        above = value - rule.max if rule.max is not None else -math.inf
-        return max(below, above)
-
-    worst = max(bad, key=lambda p: distance(p.value)).value
-    figures = {"count": len(bad), "total": len(values), "value": worst, "last": trailing}
-    steps = tuple(p.step for p in bad)
-    if rule.severity == "error" or len(bad) >= t.range_fraction * len(values):
-        return Violation("outside", bad[0].step, steps, figures)
-    if len(values) >= t.window and trailing >= t.window:
-        return Violation("outside-at-end", values[len(values) - trailing].step, steps, figures)
-    return None
-
-
-def _theil_sen(points: list[Point], max_points: int) -> tuple[float, float]:
-    """Slope and intercept of the Theil–Sen fit of value against step."""
-    if len(points) > max_points:
-        stride = (len(points) - 1) / (max_points - 1)
-        points = [points[round(i * stride)] for i in range(max_points)]
-    slopes = [
-        (b.value - a.value) / (b.step - a.step)
-        for i, a in enumerate(points)
-        for b in points[i + 1 :]
-        if b.step != a.step
-    ]
-    slope = median(slopes) if slopes else 0.0
-    intercept = median(p.value - slope * p.step for p in points)
-    return slope, intercept
-
-
-def _check_direction(rule: DirectionRule, points: list[Point], t: Thresholds) -> Violation | None:
-    values = _finite(points)
-    if len(values) < t.direction_min_points:
-        return None
-    slope, intercept = _theil_sen(values, t.direction_max_points)
-    first, last = min(p.step for p in values), max(p.step for p in values)
-    change = slope * (last - first)
-    residuals = [p.value - (intercept + slope * p.step) for p in values]
-    centre = median(residuals)
-    noise = 1.4826 * median(abs(r - centre) for r in residuals)
-    level = median(abs(p.value) for p in values)
-    figures = {"change": change, "noise": noise, "level": level, "total": len(values)}
-    if rule.direction == "increase":
-        fired = change <= noise
-    elif rule.direction == "decrease":
-        fired = change >= -noise
-    else:
-        fired = abs(change) > max(t.stable_noise * noise, t.stable_relative * level)
-    if not fired:
-        return None
-    return Violation("trend", values[0].step, (values[0].step, values[-1].step), figures)
-
-
-def _check_spike(rule: SpikeRule, points: list[Point], t: Thresholds) -> Violation | None:
-    values = _finite(points)
-    spikes: list[tuple[Point, float]] = []
-    for index in range(t.spike_min_history, len(values)):
-        history = [abs(p.value) for p in values[max(0, index - t.spike_history) : index]]
-        running = median(history)
-        if running > 0 and abs(values[index].value) > rule.factor * running:
-            spikes.append((values[index], running))
-    if not spikes:
-        return None
-    first, running = spikes[0]
-    worst, worst_median = max(spikes, key=lambda s: abs(s[0].value) / s[1])
-    return Violation(
-        "spike",
-        first.step,
-        tuple(p.step for p, _ in spikes),
-        {
-            "count": len(spikes),
-            "total": len(values),
-            "value": first.value,
-            "median": running,
-            "ratio": abs(first.value) / running,
-            "worst": worst.value,
-            "worst_ratio": abs(worst.value) / worst_median,
-        },
-    )
-
-
-def _check_constant(rule: ConstantRule, points: list[Point], t: Thresholds) -> Violation | None:
-    values = _finite(points)
-    if len(values) < t.not_constant_min_points:
-        return None
-    stuck = rule.value if rule.value is not None else values[0].value
-    if not all(_close(p.value, stuck, t.tolerance) for p in values):
-        return None
-    return Violation(
-        "stuck",
-        values[0].step,
-        (values[0].step, values[-1].step),
-        {"value": stuck, "count": len(values), "total": len(values)},
-    )
+    state = FiniteState()
+    for point in points:
+        state.add(point)
+    return state.violation()
 
 
 def evaluate(rule: object, points: list[Point], thresholds: Thresholds | None = None) -> Violation | None:
@@ -254,15 +418,7 @@ def evaluate(rule: object, points: list[Point], thresholds: Thresholds | None = 
     >>> violation.reason, violation.step, violation.figures["count"]
     ('outside', 2, 3)
     """
-    t = thresholds or Thresholds()
-    if isinstance(rule, FiniteRule):
-        return non_finite(points)
-    if isinstance(rule, RangeRule):
-        return _check_range(rule, points, t)
-    if isinstance(rule, DirectionRule):
-        return _check_direction(rule, points, t)
-    if isinstance(rule, SpikeRule):
-        return _check_spike(rule, points, t)
-    if isinstance(rule, ConstantRule):
-        return _check_constant(rule, points, t)
-    raise TypeError(f"unknown healthy rule {rule!r}")
+    state = new_state(rule, thresholds)
+    for point in points:
+        state.add(point)
+    return state.violation()
