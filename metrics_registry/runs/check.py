@@ -34,15 +34,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
 from metrics_registry.models import FiniteRule
 from metrics_registry.registry import Entry, Registry
 from metrics_registry.runs.identify import KeyInfo, identify_keys
-from metrics_registry.runs.log import ReadProblem, RunLog
-from metrics_registry.runs.rules import Thresholds, Violation, evaluate, non_finite
+from metrics_registry.runs.log import LogSummary, Point, ReadProblem, RunLog
+from metrics_registry.runs.rules import FiniteState, RuleState, Thresholds, Violation, new_state
 
 __all__ = [
     "SEVERITIES",
@@ -50,6 +50,8 @@ __all__ = [
     "FindingKind",
     "RunFinding",
     "RunReport",
+    "SeriesCheck",
+    "build_report",
     "check_run",
     "non_finite_severity",
 ]
@@ -119,6 +121,7 @@ class RunReport:
     family_votes: Counter[str]
     series_checked: int = 0
     rules_evaluated: int = 0
+    summary: LogSummary = field(default_factory=LogSummary)
 
     @property
     def family(self) -> str | None:
@@ -167,6 +170,137 @@ def _nothing_checked(report: RunReport) -> NothingChecked:
     return "no-values"
 
 
+def _rule_finding(key: str, info: KeyInfo, rule: object, violation: Violation) -> RunFinding:
+    severity: Severity = rule.severity  # type: ignore[attr-defined]
+    if isinstance(rule, FiniteRule) and non_finite_severity(info.lookup, info.entry) == "error":
+        severity = "error"
+    return RunFinding("rule", severity, key, info, rule, violation)
+
+
+def _non_finite_finding(key: str, info: KeyInfo, violation: Violation) -> RunFinding:
+    severity = non_finite_severity(info.lookup, info.entry)
+    return RunFinding("non-finite", severity, key, info, violation=violation)
+
+
+#: What tells two findings of a series apart: key, kind, metric entry and rule.
+FindingId = tuple[str, str, str, str]
+
+
+class SeriesCheck:
+    """Every check of one logged key's series, fed a point at a time.
+
+    ``entries`` are the registry entries the key may turn out to be (one for
+    ``check-run``, which knows the run's keys before it reads a value; every
+    candidate for the live monitor, where a key's family can be settled only
+    once more keys are logged): each gets the states of its healthy rules.
+    A NaN or infinite value is tracked for every key, whatever it is.
+    """
+
+    def __init__(self, entries: Iterable[Entry], thresholds: Thresholds) -> None:
+        self.points = 0
+        self.non_finite = FiniteState()
+        self.states: dict[str, list[RuleState]] = {}
+        self._feed: list[RuleState] = [self.non_finite]
+        for entry in entries:
+            if entry.id in self.states:
+                continue
+            states = [
+                self.non_finite if isinstance(rule, FiniteRule) else new_state(rule, thresholds)
+                for rule in entry.metric.healthy
+            ]
+            self.states[entry.id] = states
+            self._feed += [state for state in states if state is not self.non_finite]
+
+    def add(self, point: Point) -> None:
+        self.points += 1
+        for state in self._feed:
+            state.add(point)
+
+    def _judged(self, info: KeyInfo) -> Iterator[tuple[object | None, RuleState]]:
+        """``(rule, state)`` for every check that applies; rule ``None`` for the non-finite check."""
+        entry = info.entry
+        rules = entry.metric.healthy if entry is not None else []
+        if not any(isinstance(rule, FiniteRule) for rule in rules):
+            yield None, self.non_finite
+        if entry is not None:
+            yield from zip(rules, self.states[entry.id], strict=True)
+
+    def findings(self, key: str, info: KeyInfo) -> list[RunFinding]:
+        """What the series so far breaks, judged exactly (the report)."""
+        found = []
+        for rule, state in self._judged(info):
+            violation = state.violation()
+            if violation is not None:
+                if rule is None:
+                    found.append(_non_finite_finding(key, info, violation))
+                else:
+                    found.append(_rule_finding(key, info, rule, violation))
+        return found
+
+    def new_findings(self, key: str, info: KeyInfo, reported: set[FindingId]) -> list[RunFinding]:
+        """The findings of :meth:`findings` not in ``reported`` yet (added to it), judged cheaply.
+
+        Only rules whose :meth:`~metrics_registry.runs.rules.RuleState.fired` says so are turned
+        into findings, so a point costs constant work.
+        """
+        found = []
+        entry_id = info.entry.id if info.entry is not None else ""
+        for rule, state in self._judged(info):
+            if not state.fired():
+                continue
+            ident: FindingId = (key, "rule" if rule else "non-finite", entry_id, getattr(rule, "id", ""))
+            if ident in reported:
+                continue
+            violation = state.violation()
+            if violation is None:
+                continue
+            reported.add(ident)
+            if rule is None:
+                found.append(_non_finite_finding(key, info, violation))
+            else:
+                found.append(_rule_finding(key, info, rule, violation))
+        return found
+
+
+def build_report(
+    log: RunLog,
+    keys: dict[str, KeyInfo],
+    votes: Counter[str],
+    series: Callable[[str, KeyInfo], SeriesCheck | None],
+    *,
+    summary: LogSummary,
+    on_series: Callable[[str], None] | None = None,
+) -> RunReport:
+    """The report on a run whose keys are identified; ``series(key, info)`` gives each key's checks."""
+    report = RunReport(log, keys, [], votes, summary=summary)
+    for problem in log.problems:
+        if problem.kind == "stopped":
+            report.findings.append(RunFinding("log-stopped", "error", None, problem=problem))
+        else:
+            report.findings.append(RunFinding(problem.kind, "warning", None, problem=problem))
+    for key, info in keys.items():
+        if on_series is not None:
+            on_series(key)
+        if info.status == "unknown":
+            report.findings.append(RunFinding("unknown-key", "info", key, info))
+        elif info.status == "ambiguous":
+            report.findings.append(RunFinding("ambiguous-key", "info", key, info))
+        elif info.status == "legacy":
+            report.findings.append(RunFinding("legacy-key", "info", key, info))
+        checks = series(key, info)
+        if checks is None or not checks.points:
+            continue
+        report.findings += checks.findings(key, info)
+        if info.entry is None:
+            continue
+        report.series_checked += 1
+        report.rules_evaluated += len(info.entry.metric.healthy)
+    if report.series_checked == 0:
+        report.findings.append(RunFinding("nothing-checked", "error", None, nothing=_nothing_checked(report)))
+    report.findings.sort(key=RunFinding.sort_key)
+    return report
+
+
 def check_run(
     log: RunLog,
     registry: Registry,
@@ -182,43 +316,14 @@ def check_run(
         family=options.family,
         trl_version=options.trl_version,
     )
-    report = RunReport(log, keys, [], votes)
-    for problem in log.problems:
-        if problem.kind == "stopped":
-            report.findings.append(RunFinding("log-stopped", "error", None, problem=problem))
-        else:
-            report.findings.append(RunFinding(problem.kind, "warning", None, problem=problem))
-    for key, info in keys.items():
-        if on_series is not None:
-            on_series(key)
-        if info.status == "unknown":
-            report.findings.append(RunFinding("unknown-key", "info", key, info))
-        elif info.status == "ambiguous":
-            report.findings.append(RunFinding("ambiguous-key", "info", key, info))
-        elif info.status == "legacy":
-            report.findings.append(RunFinding("legacy-key", "info", key, info))
-        entry = info.entry
+
+    def series(key: str, info: KeyInfo) -> SeriesCheck | None:
         points = log.series.get(key)
         if not points:
-            continue
-        rules = entry.metric.healthy if entry is not None else []
-        if not any(isinstance(rule, FiniteRule) for rule in rules):
-            bad = non_finite(points)
-            if bad is not None:
-                severity = non_finite_severity(info.lookup, entry)
-                report.findings.append(RunFinding("non-finite", severity, key, info, violation=bad))
-        if entry is None:
-            continue
-        report.series_checked += 1
-        for rule in rules:
-            report.rules_evaluated += 1
-            violation = evaluate(rule, points, options.thresholds)
-            if violation is not None:
-                severity = rule.severity
-                if isinstance(rule, FiniteRule) and non_finite_severity(info.lookup, entry) == "error":
-                    severity = "error"
-                report.findings.append(RunFinding("rule", severity, key, info, rule, violation))
-    if report.series_checked == 0:
-        report.findings.append(RunFinding("nothing-checked", "error", None, nothing=_nothing_checked(report)))
-    report.findings.sort(key=RunFinding.sort_key)
-    return report
+            return None
+        checks = SeriesCheck([info.entry] if info.entry is not None else [], options.thresholds)
+        for point in points:
+            checks.add(point)
+        return checks
+
+    return build_report(log, keys, votes, series, summary=LogSummary.of(log), on_series=on_series)

@@ -37,14 +37,13 @@ _MARKS = {"error": "✗", "warning": "!", "info": "·"}
 def _header(report: RunReport, loc: Localizer) -> list[tuple[str, str]]:
     """``(label, value)`` rows describing the run."""
     _ = loc.gettext
-    log = report.log
-    rows = [(_("Format"), log.format)]
+    rows = [(_("Format"), report.log.format)]
     family = report.family
     rows.append((_("Family"), family if family is not None else _("not recognised")))
-    steps = log.step_range()
+    steps = report.summary.steps
     if steps is not None:
         rows.append((_("Steps"), f"{loc.step(steps[0])} – {loc.step(steps[1])}"))
-    times = log.time_range()
+    times = report.summary.times
     if times is not None:
         rows.append((_("Logged"), f"{loc.datetime(times[0])} – {loc.datetime(times[1])}"))
     statuses = report.statuses()
@@ -141,8 +140,7 @@ def _clean(data: Any) -> Any:
 
 def report_to_dict(report: RunReport, loc: Localizer) -> dict[str, Any]:
     log = report.log
-    steps = log.step_range()
-    times = log.time_range()
+    steps, times = report.summary.steps, report.summary.times
     return _clean(
         {
             "source": str(log.source),
@@ -159,7 +157,7 @@ def report_to_dict(report: RunReport, loc: Localizer) -> dict[str, Any]:
                     "lookup": info.lookup,
                     "metric": info.entry.id if info.entry else None,
                     "mode": info.match.mode if info.match else None,
-                    "points": len(log.series.get(key, [])),
+                    "points": report.summary.points.get(key, 0),
                 }
                 for key, info in sorted(report.keys.items())
             },
