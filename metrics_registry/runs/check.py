@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -201,6 +201,8 @@ class SeriesCheck:
         self.non_finite = FiniteState()
         self.states: dict[str, list[RuleState]] = {}
         self._feed: list[RuleState] = [self.non_finite]
+        self._checked_as: KeyInfo | None = None
+        self._checks_cache: list[tuple[object | None, RuleState, FindingId]] = []
         for entry in entries:
             if entry.id in self.states:
                 continue
@@ -216,25 +218,39 @@ class SeriesCheck:
         for state in self._feed:
             state.add(point)
 
-    def _judged(self, info: KeyInfo) -> Iterator[tuple[object | None, RuleState]]:
-        """``(rule, state)`` for every check that applies; rule ``None`` for the non-finite check."""
+    def _checks(self, key: str, info: KeyInfo) -> list[tuple[object | None, RuleState, FindingId]]:
+        """``(rule, state, id)`` of every check that applies to the key as identified.
+
+        The rule is ``None`` for the non-finite check of a key without a ``finite`` rule. Kept
+        until the key is identified again: this runs at every point of a live run.
+        """
+        if info is self._checked_as:
+            return self._checks_cache
         entry = info.entry
         rules = entry.metric.healthy if entry is not None else []
+        entry_id = entry.id if entry is not None else ""
+        checks: list[tuple[object | None, RuleState, FindingId]] = []
         if not any(isinstance(rule, FiniteRule) for rule in rules):
-            yield None, self.non_finite
+            checks.append((None, self.non_finite, (key, "non-finite", entry_id, "")))
         if entry is not None:
-            yield from zip(rules, self.states[entry.id], strict=True)
+            for rule, state in zip(rules, self.states[entry_id], strict=True):
+                checks.append((rule, state, (key, "rule", entry_id, rule.id)))  # type: ignore[attr-defined]
+        self._checked_as, self._checks_cache = info, checks
+        return checks
+
+    @staticmethod
+    def _finding(key: str, info: KeyInfo, rule: object | None, violation: Violation) -> RunFinding:
+        if rule is None:
+            return _non_finite_finding(key, info, violation)
+        return _rule_finding(key, info, rule, violation)
 
     def findings(self, key: str, info: KeyInfo) -> list[RunFinding]:
         """What the series so far breaks, judged exactly (the report)."""
         found = []
-        for rule, state in self._judged(info):
+        for rule, state, _ident in self._checks(key, info):
             violation = state.violation()
             if violation is not None:
-                if rule is None:
-                    found.append(_non_finite_finding(key, info, violation))
-                else:
-                    found.append(_rule_finding(key, info, rule, violation))
+                found.append(self._finding(key, info, rule, violation))
         return found
 
     def new_findings(self, key: str, info: KeyInfo, reported: set[FindingId]) -> list[RunFinding]:
@@ -244,21 +260,13 @@ class SeriesCheck:
         into findings, so a point costs constant work.
         """
         found = []
-        entry_id = info.entry.id if info.entry is not None else ""
-        for rule, state in self._judged(info):
-            if not state.fired():
-                continue
-            ident: FindingId = (key, "rule" if rule else "non-finite", entry_id, getattr(rule, "id", ""))
-            if ident in reported:
+        for rule, state, ident in self._checks(key, info):
+            if not state.fired() or ident in reported:
                 continue
             violation = state.violation()
-            if violation is None:
-                continue
-            reported.add(ident)
-            if rule is None:
-                found.append(_non_finite_finding(key, info, violation))
-            else:
-                found.append(_rule_finding(key, info, rule, violation))
+            if violation is not None:
+                reported.add(ident)
+                found.append(self._finding(key, info, rule, violation))
         return found
 
 
