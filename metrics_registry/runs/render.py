@@ -28,7 +28,15 @@ from metrics_registry.runs.wording import (
 )
 from metrics_registry.terminal import plain, printable
 
-__all__ = ["describe", "expected", "render_json", "render_markdown", "render_text", "report_to_dict"]
+__all__ = [
+    "describe",
+    "expected",
+    "print_finding",
+    "render_json",
+    "render_markdown",
+    "render_text",
+    "report_to_dict",
+]
 
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _MARKS = {"error": "✗", "warning": "!", "info": "·"}
@@ -257,7 +265,8 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
     return "\n".join(out)
 
 
-def _print_series(finding: RunFinding, loc: Localizer, console: Console) -> None:
+def print_finding(finding: RunFinding, loc: Localizer, console: Console) -> None:
+    """A finding about a series (``rule``, ``non-finite``) as ``check-run`` prints it, and live views."""
     _ = loc.gettext
     assert finding.step is not None
     entry = finding.entry
@@ -301,7 +310,7 @@ def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> N
         if not series and _healthy(report):
             console.print(Text(_("Every checked series is healthy."), style="green"))
         for finding in series:
-            _print_series(finding, loc, console)
+            print_finding(finding, loc, console)
         notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS]
         if notes:
             console.print()
