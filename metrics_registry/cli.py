@@ -315,10 +315,12 @@ cli.add_command(i18n_group, name="i18n")
 cli.add_command(fix_encoding, name="fix-encoding")
 
 from metrics_registry.diff.cli import diff_command  # noqa: E402
+from metrics_registry.integrations.watch import watch_command  # noqa: E402
 from metrics_registry.runs.cli import check_run_command  # noqa: E402
 
 cli.add_command(diff_command, name="diff")
 cli.add_command(check_run_command, name="check-run")
+cli.add_command(watch_command, name="watch")
 
 
 def main() -> None:

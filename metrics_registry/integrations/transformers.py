@@ -89,9 +89,7 @@ class HealthCheckCallback(TrainerCallback):  # type: ignore[misc]
             raise ValueError(f"stop_on must be one of {', '.join(_STOP_ON)} or None, not {stop_on!r}")
         if lang not in LANGUAGES:
             raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, not {lang!r}")
-        self.monitor = HealthMonitor(
-            registry, family=family, trl_version=trl_version, thresholds=thresholds
-        )
+        self.monitor = HealthMonitor(registry, family=family, trl_version=trl_version, thresholds=thresholds)
         self.lang, self.site_url = lang, site_url
         self.loc = Localizer(lang, site_url=site_url)
         self.stop_on: StopOn | None = stop_on
@@ -109,7 +107,9 @@ class HealthCheckCallback(TrainerCallback):  # type: ignore[misc]
         for warning in self.loc.warnings:  # a catalog that cannot be read: say so once, up front
             log.warning("%s", warning)
 
-    def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_log(
+        self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
         if not logs:
             return
         found = self.monitor.observe(state.global_step, logs, time.time())
@@ -174,7 +174,9 @@ class HealthCheckCallback(TrainerCallback):  # type: ignore[misc]
         if entry is not None:
             lines.append(loc.url(entry))
         try:
-            wandb.alert(title=title, text="\n".join(lines), level="ERROR" if finding.severity == "error" else "WARN")
+            wandb.alert(
+                title=title, text="\n".join(lines), level="ERROR" if finding.severity == "error" else "WARN"
+            )
         except Exception as error:  # an alert must never break the training (offline, rate limits...)
             if not self._warned:
                 self._warned = True
