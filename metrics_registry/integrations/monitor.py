@@ -169,6 +169,7 @@ class HealthMonitor:
         """
         if not isinstance(step, int | float) or not math.isfinite(step):
             raise ValueError(f"step must be a finite number, not {step!r}")
+        step = float(step)  # as the log readers give it: the same report, to the figure
         if time is not None and not math.isfinite(time):
             time = None
         fed: list[tuple[str, SeriesCheck, float]] = []

@@ -237,6 +237,10 @@ def watch_command(
     from metrics_registry.runs.render import render_json, render_markdown
 
     try:
+        import watchdog  # noqa: F401
+    except ImportError:
+        fail("watch needs watchdog: pip install 'metrics-registry[live]' (or pip install watchdog)", EXIT_CANNOT_CHECK)
+    try:
         registry = obj.load()
     except RegistryError as error:
         fail(str(error), EXIT_CANNOT_CHECK)
