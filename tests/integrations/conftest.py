@@ -1,4 +1,4 @@
-"""The integrations' tests write their logs with the same real writers as check-run's (tests/runs/_runlogs.py)."""
+"""The integrations' tests write logs with the real writers check-run's tests use (tests/runs/_runlogs.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
 
-import _runlogs as logs  # noqa: E402
-import pytest  # noqa: E402
+import _runlogs as logs
+import pytest
 
 
 @pytest.fixture(scope="session")

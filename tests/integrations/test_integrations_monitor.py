@@ -1,4 +1,4 @@
-"""HealthMonitor against check-run: fed the same series, it reports the same findings (integrations.monitor)."""
+"""HealthMonitor against check-run: fed the same series, it finds the same (integrations.monitor)."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_following_a_finished_log_reports_what_check_run_reports(
 
 
 def test_an_ambiguous_key_is_judged_as_the_family_settled_later(registry: Registry) -> None:
-    """`objective/kl` alone is PPO or legacy PPO; once PPO-only keys arrive, PPO's rules judged it all along."""
+    """`objective/kl` alone is PPO or legacy PPO; once PPO-only keys come, PPO's rules judged it all along."""
     series = logs.ppo_unhealthy()
     log = RunLog(Path("run"), "wandb-jsonl")
     monitor = HealthMonitor(registry, source="run", log_format="wandb-jsonl")
