@@ -46,6 +46,7 @@ from metrics_registry.runs.check import (
     SeriesCheck,
     Severity,
     build_report,
+    finding_id,
 )
 from metrics_registry.runs.identify import KeyInfo, identify_keys, lookup_forms
 from metrics_registry.runs.log import LogFormat, LogSummary, Point, ReadProblem, RunLog, time_span
@@ -197,6 +198,27 @@ class HealthMonitor:
             if time is not None:
                 first, last = self._times or (time, time)
                 self._times = (min(first, time), max(last, time))
+        self.findings += found
+        if self.on_finding is not None:
+            for finding in found:
+                self.on_finding(finding)
+        return found
+
+    def finish(self) -> list[RunFinding]:
+        """The findings about a series that the report holds and were not reported yet.
+
+        A ``direction`` rule is judged live only when its series doubles; the
+        report judges it on every point. Call this once the run has ended:
+        what it returns also goes to ``on_finding`` and :attr:`findings`.
+        """
+        found = []
+        for finding in self.report().findings:
+            if finding.kind not in ("rule", "non-finite"):
+                continue
+            ident = finding_id(finding)
+            if ident not in self._reported:
+                self._reported.add(ident)
+                found.append(finding)
         self.findings += found
         if self.on_finding is not None:
             for finding in found:

@@ -127,6 +127,9 @@ class HealthCheckCallback(TrainerCallback):  # type: ignore[misc]
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if not getattr(state, "is_world_process_zero", True):
             return
+        for finding in self.monitor.finish():  # a trend only the whole run shows
+            self._print(finding)
+            self._alert(finding)
         folder = self.report_dir or Path(args.output_dir or ".")
         json_path, markdown_path, warnings = self.monitor.write_report(
             folder, lang=self.lang, site_url=self.site_url

@@ -37,10 +37,10 @@ from metrics_registry.clierrors import fail
 from metrics_registry.integrations.follow import Follower, Record
 from metrics_registry.integrations.monitor import HealthMonitor
 from metrics_registry.links import SITE_URL_ENV
-from metrics_registry.runs.check import SEVERITIES, RunFinding
+from metrics_registry.runs.check import SEVERITIES, RunFinding, RunReport
 from metrics_registry.runs.cli import EXIT_CANNOT_CHECK, EXIT_FINDINGS, EXIT_USAGE, _release
 from metrics_registry.runs.locale import Localizer
-from metrics_registry.runs.wording import counts_text, describe, severity_label
+from metrics_registry.runs.wording import LOG_KINDS, counts_text, describe, severity_label
 from metrics_registry.terminal import plain, printable
 
 __all__ = ["POLL_SECONDS", "watch_command"]
@@ -121,14 +121,38 @@ class _Watch:
 
     def feed(self, records: list[Record]) -> None:
         for record in records:
-            monitor = self.monitors.get(record.run)
-            if monitor is None:
-                monitor = self.monitors[record.run] = self.new_monitor(record.run)
+            monitor = self.monitor(record.run)
             if record.hf_prefixed:
                 monitor.hf_prefixed = True
             for finding in monitor.observe(record.step, record.values, record.time):
                 self.view.finding(finding, record.run)
             self.last_step = record.step
+
+    def conclude(self, why: str) -> list[RunReport]:
+        """The final reports, after saying why the watch ended and what only the end shows."""
+        view, loc = self.view, self.view.loc
+        for run, problem in self.follower.problems:
+            self.monitor(run).add_problem(problem)
+        runs = sorted(self.monitors, key=lambda r: r or "")
+        for run in runs:  # what only the whole log shows: a trend judged on every point
+            for finding in self.monitors[run].finish():
+                view.finding(finding, run)
+        reports = [self.monitors[run].report() for run in runs]
+        view.console.print(plain(f"metrics-registry watch: {why}", style="bold"))
+        for report in reports:
+            for finding in report.findings:
+                if finding.kind in LOG_KINDS:  # damage, nothing checked: said once, at the end
+                    label = severity_label(finding.severity, loc).upper()
+                    view.console.print(plain(f"{label} {describe(finding, loc)}"))
+            counts = counts_text(report.count("error"), report.count("warning"), report.count("info"), loc)
+            view.console.print(plain(f"{report.log.name}: {counts}"))
+        return reports
+
+    def monitor(self, run: str | None) -> HealthMonitor:
+        monitor = self.monitors.get(run)
+        if monitor is None:
+            monitor = self.monitors[run] = self.new_monitor(run)
+        return monitor
 
     def follow(self, until_idle: float | None, changed: threading.Event) -> str:
         """Feed what comes until the run ends, it is idle, or Ctrl-C; say which."""
@@ -239,7 +263,10 @@ def watch_command(
     try:
         import watchdog  # noqa: F401
     except ImportError:
-        fail("watch needs watchdog: pip install 'metrics-registry[live]' (or pip install watchdog)", EXIT_CANNOT_CHECK)
+        fail(
+            "watch needs watchdog: pip install 'metrics-registry[live]' (or pip install watchdog)",
+            EXIT_CANNOT_CHECK,
+        )
     try:
         registry = obj.load()
     except RegistryError as error:
@@ -271,13 +298,7 @@ def watch_command(
             fail(str(error), EXIT_CANNOT_CHECK)
         except OSError as error:
             fail(f"{error.filename or path}: {error.strerror or error}", EXIT_CANNOT_CHECK)
-    for run, problem in follower.problems:
-        watch.monitors.setdefault(run, new_monitor(run)).add_problem(problem)
-    reports = [watch.monitors[run].report() for run in sorted(watch.monitors, key=lambda r: r or "")]
-    console.print(plain(f"metrics-registry watch: {why}", style="bold"))
-    for report in reports:
-        counts = counts_text(report.count("error"), report.count("warning"), report.count("info"), loc)
-        console.print(plain(f"{report.log.name}: {counts}"))
+    reports = watch.conclude(why)
     if output is not None:
         render = render_json if output.suffix.lower() == ".json" else render_markdown
         try:

@@ -53,6 +53,7 @@ __all__ = [
     "SeriesCheck",
     "build_report",
     "check_run",
+    "finding_id",
     "non_finite_severity",
 ]
 
@@ -184,6 +185,12 @@ def _non_finite_finding(key: str, info: KeyInfo, violation: Violation) -> RunFin
 
 #: What tells two findings of a series apart: key, kind, metric entry and rule.
 FindingId = tuple[str, str, str, str]
+
+
+def finding_id(finding: RunFinding) -> FindingId:
+    """The :data:`FindingId` of a finding about a series, as :meth:`SeriesCheck.new_findings` keeps it."""
+    entry = finding.entry
+    return (finding.key or "", finding.kind, entry.id if entry is not None else "", finding.rule_id or "")
 
 
 class SeriesCheck:
