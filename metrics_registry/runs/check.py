@@ -42,7 +42,7 @@ from metrics_registry.models import FiniteRule
 from metrics_registry.registry import Entry, Registry
 from metrics_registry.runs.identify import KeyInfo, identify_keys
 from metrics_registry.runs.log import LogSummary, Point, ReadProblem, RunLog
-from metrics_registry.runs.rules import FiniteState, RuleState, Thresholds, Violation, new_state
+from metrics_registry.runs.rulestate import FiniteState, RuleState, Thresholds, Violation, new_state
 
 __all__ = [
     "SEVERITIES",

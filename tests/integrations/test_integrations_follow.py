@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import _runlogs as logs
 import numpy as np
 import pytest
+from _livelogs import logs
 from torch.utils.tensorboard import SummaryWriter
 
 from metrics_registry.integrations.follow import JsonLinesFollower, TrainerStateFollower, follower_for

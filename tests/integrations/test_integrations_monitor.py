@@ -6,10 +6,10 @@ import json
 import math
 from pathlib import Path
 
-import _runlogs as logs
 import numpy as np
 import pytest
 import torch
+from _livelogs import finished_logs_fixture, logs  # noqa: F401  (the finished_logs fixture)
 
 from metrics_registry.integrations.follow import follower_for
 from metrics_registry.integrations.monitor import HealthMonitor

@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-import _runlogs as logs
+from _livelogs import logs
 from click.testing import CliRunner
 
 from metrics_registry.cli import cli

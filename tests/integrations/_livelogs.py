@@ -1,4 +1,8 @@
-"""The integrations' tests write logs with the real writers check-run's tests use (tests/runs/_runlogs.py)."""
+"""Logs for the integrations' tests, by the real writers check-run's tests use (tests/runs/_runlogs.py).
+
+Not a conftest.py: two folders' conftest modules without packages clash in one pytest run. Test
+modules import ``logs`` and the fixture from here.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ import _runlogs as logs
 import pytest
 
 
-@pytest.fixture(scope="session")
-def finished_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+@pytest.fixture(scope="session", name="finished_logs")
+def finished_logs_fixture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One finished log of each format watch follows, written by the real writers."""
     folder = tmp_path_factory.mktemp("finished")
     out = folder / "grpo-out"
