@@ -149,9 +149,9 @@ class HealthCheckCallback(TrainerCallback):  # type: ignore[misc]
 
     def _print_stop(self, finding: RunFinding, step: int) -> None:
         _ = self.loc.gettext
-        text = _("metrics-registry: stopping the training at step %(step)s: %(key)s broke %(rule)s") % {
+        text = _("metrics-registry: stopping the training at step %(step)s: %(name)s broke %(rule)s") % {
             "step": self.loc.step(step),
-            "key": finding.key,
+            "name": finding.key,
             "rule": finding.rule_id or finding.kind,
         }
         self.console.print(Text.assemble(plain(text, style="bold red")))
