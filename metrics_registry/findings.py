@@ -135,6 +135,19 @@ RULES: dict[str, Rule] = _rules(
         Severity.error,
         "A registry file, catalog or docs page holds UTF-8 text decoded with a wrong code page.",
     ),
+    # Markup in registry texts and translations (metrics_registry/markup.py); the site removes it.
+    Rule(
+        "MR150",
+        "raw-html",
+        Severity.error,
+        "A registry text or a translation holds raw HTML (or sets HTML attributes with '{...}').",
+    ),
+    Rule(
+        "MR151",
+        "dangerous-url",
+        Severity.error,
+        "A link or HTML attribute holds a javascript:, data: or vbscript: URL (in any spelling).",
+    ),
     # Translations (metrics_registry/i18n/qa.py); checked on translated, non-fuzzy entries.
     Rule(
         "I18N200",
