@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +24,7 @@ from metrics_registry.runs.readers.trainer_state import read_trainer_state
 from metrics_registry.runs.render import render_json, render_markdown
 
 EN = Localizer("en")
+ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
 
 def as_json(report: object) -> dict[str, object]:
@@ -211,3 +215,26 @@ def test_write_report_writes_check_runs_json_and_markdown(registry: Registry, tm
     # writing again keeps the report it replaces
     monitor.write_report(out)
     assert (out / "health-report.json.bak").read_text(encoding="utf-8") == render_json([expected], zh)
+
+
+def test_finish_reports_a_trend_only_the_whole_run_shows(registry: Registry) -> None:
+    """Rising for 10 points (judged healthy at 10), then flat: the fit over all 15 says it did not improve."""
+    seen: list[RunFinding] = []
+    monitor = HealthMonitor(registry, on_finding=seen.append)
+    for step, value in enumerate([0.1 * i for i in range(10)] + [0.0] * 5, start=1):
+        assert monitor.observe(step, {"reward": value}) == []
+    (trend,) = monitor.finish()
+    assert (trend.key, trend.rule_id, trend.kind) == ("reward", "improving", "rule")
+    assert seen == [trend] == monitor.findings
+    assert monitor.finish() == []  # reported once
+    assert any(f.rule_id == "improving" for f in monitor.report().findings)
+
+
+def test_the_monitor_needs_neither_transformers_nor_watchdog() -> None:
+    """Importing the monitor (and watch's followers) loads no training framework."""
+    code = (
+        "import sys; import metrics_registry.integrations, metrics_registry.integrations.follow;"
+        " print(sorted(m for m in ('transformers', 'trl', 'torch', 'watchdog') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=ENV)
+    assert done.stdout.strip() == "[]"

@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import os
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -286,3 +287,16 @@ def test_stop_on_warning_stops_the_grpo_run_at_the_zero_spread_finding(
     text = output(health)
     assert text.index("stopping the training at step 1") < text.index("health report written")
     assert (tmp_path / "grpo" / "health-report.md").is_file()
+
+
+def test_without_transformers_the_import_error_says_what_to_install() -> None:
+    code = (
+        "import sys; sys.modules['transformers'] = None\n"
+        "try:\n    import metrics_registry.integrations.transformers\n"
+        "except ImportError as error:\n    print(error)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.strip() == (
+        "metrics_registry.integrations.transformers needs transformers: pip install transformers"
+    )

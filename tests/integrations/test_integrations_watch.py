@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -151,3 +152,26 @@ def test_wrong_usage_exits_2_and_unreadable_logs_exit_3(tmp_path: Path) -> None:
     result = invoke(str(empty), "--until-idle", "0")
     assert result.exit_code == 3
     assert "empty.jsonl: holds no records (nothing was written while it was watched)" in result.output
+
+
+def test_ctrl_c_ends_the_watch_with_the_report_of_what_was_read(tmp_path: Path) -> None:
+    log = tmp_path / "run.jsonl"
+    log.write_text("".join(row(step, -0.05 if step == 3 else 0.01) for step in range(1, 6)), encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "metrics_registry.cli", "--no-config", "watch", str(log)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()  # the finding: the log was read, the watch goes on
+    assert "ERROR kl non-negative" in first
+    process.send_signal(signal.SIGINT)
+    rest = process.stdout.read()
+    assert process.wait(30) == 1
+    assert "metrics-registry watch: stopped (Ctrl-C)" in rest
+    assert "run.jsonl: 1 error, 0 warnings" in rest
+    assert process.stderr is not None
+    assert "Traceback" not in process.stderr.read()
