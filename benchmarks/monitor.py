@@ -5,7 +5,11 @@
 Feeds ``HealthCheckCallback.on_log`` (transformers' real ``TrainerState``
 and ``TrainerControl``; ``HealthMonitor.observe`` directly when
 transformers is not installed) the keys a GRPO run logs, each with a
-healthy, noisy value, ``--steps`` times. Prints:
+healthy, noisy value, ``--steps`` times. Times are the CPU time of the
+calling thread (``time.thread_time``): on a shared machine the wall clock
+also counts the moments the OS gave the core to another process (4 ms
+slices), which say nothing about this code; the mean wall-clock time is
+printed beside it. Prints:
 
 - the mean time per call (target: at most 1 ms), the median, the 99th
   percentile and the worst call (a ``direction`` rule is judged again each
@@ -16,7 +20,9 @@ healthy, noisy value, ``--steps`` times. Prints:
   (``json.dumps`` of the same metrics, as a Trainer writes each log entry
   into ``trainer_state.json``), which stays comparable across machines;
 - the memory the monitor keeps, after 20 % of the steps and at the end:
-  only ``direction`` rules keep their points (16 bytes each).
+  ``direction`` rules keep their points (16 bytes each), the other rules
+  the steps of the values they find at fault (8 bytes each), which the
+  report lists; nothing else grows.
 """
 
 from __future__ import annotations
@@ -81,25 +87,29 @@ def feeder(registry: metrics_registry.Registry) -> tuple[Callable[[int, dict[str
     return feed, "HealthCheckCallback.on_log", callback.monitor
 
 
-def time_calls(steps: int, keys: list[str], feed: Callable[[int, dict[str, float]], None]) -> list[float]:
-    times = []
+def time_calls(
+    steps: int, keys: list[str], feed: Callable[[int, dict[str, float]], None]
+) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU seconds of each call (the CPU time leaves out the moments the OS ran others)."""
+    walls, cpus = [], []
     for step in range(1, steps + 1):
         metrics = metrics_at(step, keys)
-        started = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.thread_time()
         feed(step, metrics)
-        times.append(time.perf_counter() - started)
-    return times
+        cpus.append(time.thread_time() - cpu)
+        walls.append(time.perf_counter() - wall)
+    return walls, cpus
 
 
 def yardstick(steps: int, keys: list[str]) -> float:
-    """Seconds per ``json.dumps`` of one step's metrics (the median of five passes)."""
+    """CPU seconds per ``json.dumps`` of one step's metrics (the median of five passes)."""
     samples = [metrics_at(step, keys) for step in range(1, 201)]
     passes = []
     for _ in range(5):
-        started = time.perf_counter()
+        started = time.thread_time()
         for metrics in samples:
             json.dumps(metrics)
-        passes.append((time.perf_counter() - started) / len(samples))
+        passes.append((time.thread_time() - started) / len(samples))
     return statistics.median(passes)
 
 
@@ -129,16 +139,17 @@ def main() -> None:
     keys = grpo_keys(registry, options.keys)
     known = sum(1 for key in keys if not key.startswith("custom/"))
     feed, what, _monitor = feeder(registry)
-    times = time_calls(options.steps, keys, feed)
+    walls, times = time_calls(options.steps, keys, feed)
     tenth = max(1, len(times) // 10)
     mean = statistics.fmean(times)
     ruler = yardstick(options.steps, keys)
     early, late = memory(options.steps, keys, registry)
-    print(f"{what}: {len(keys)} keys ({known} in the registry), {options.steps} steps")
-    print(f"  mean       {mean * 1e3:8.3f} ms per call (target <= {TARGET_MS} ms)")
+    worst = max(range(len(times)), key=times.__getitem__)
+    print(f"{what}: {len(keys)} keys ({known} in the registry), {options.steps} steps; CPU time per call:")
+    wall = statistics.fmean(walls)
+    print(f"  mean       {mean * 1e3:8.3f} ms (target <= {TARGET_MS} ms; wall clock {wall * 1e3:.3f} ms)")
     print(f"  median     {statistics.median(times) * 1e3:8.3f} ms")
     print(f"  p99        {sorted(times)[int(0.99 * len(times))] * 1e3:8.3f} ms")
-    worst = max(range(len(times)), key=times.__getitem__)
     print(
         f"  worst      {times[worst] * 1e3:8.3f} ms, at step {worst + 1}"
         " (the first step identifies the keys; direction rules are judged again at 10, 20, 40... points)"
