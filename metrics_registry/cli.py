@@ -63,6 +63,7 @@ class _LazyGroup(click.Group):
         "diff": "metrics_registry.diff.cli:diff_command",
         "fix-encoding": "metrics_registry.encoding.cli:fix_encoding",
         "i18n": "metrics_registry.i18n.cli:i18n_group",
+        "watch": "metrics_registry.integrations.watch:watch_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

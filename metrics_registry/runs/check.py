@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -52,8 +52,8 @@ from metrics_registry.conditions import RunFacts, all_of
 from metrics_registry.models import FiniteRule, KnownIssue
 from metrics_registry.registry import Entry, Registry
 from metrics_registry.runs.identify import KeyInfo, identify_keys
-from metrics_registry.runs.log import ReadProblem, RunLog
-from metrics_registry.runs.rules import Thresholds, Violation, evaluate, non_finite
+from metrics_registry.runs.log import LogSummary, Point, ReadProblem, RunLog
+from metrics_registry.runs.rulestate import FiniteState, RuleState, Thresholds, Violation, new_state
 
 __all__ = [
     "SEVERITIES",
@@ -61,7 +61,10 @@ __all__ = [
     "FindingKind",
     "RunFinding",
     "RunReport",
+    "SeriesCheck",
+    "build_report",
     "check_run",
+    "finding_id",
     "known_issues",
     "non_finite_severity",
     "rule_applies",
@@ -145,6 +148,7 @@ class RunReport:
     series_checked: int = 0
     rules_evaluated: int = 0
     rules_skipped: int = 0  # rules whose conditions the run is known not to meet
+    summary: LogSummary = field(default_factory=LogSummary)
 
     @property
     def family(self) -> str | None:
@@ -219,22 +223,140 @@ def _nothing_checked(report: RunReport) -> NothingChecked:
     return "no-values"
 
 
-def check_run(
+def _rule_finding(key: str, info: KeyInfo, rule: object, violation: Violation) -> RunFinding:
+    severity: Severity = rule.severity  # type: ignore[attr-defined]
+    if isinstance(rule, FiniteRule) and non_finite_severity(info.lookup, info.entry) == "error":
+        severity = "error"
+    return RunFinding("rule", severity, key, info, rule, violation)
+
+
+def _non_finite_finding(key: str, info: KeyInfo, violation: Violation) -> RunFinding:
+    severity = non_finite_severity(info.lookup, info.entry)
+    return RunFinding("non-finite", severity, key, info, violation=violation)
+
+
+#: What tells two findings of a series apart: key, kind, metric entry and rule.
+FindingId = tuple[str, str, str, str]
+
+
+def finding_id(finding: RunFinding) -> FindingId:
+    """The :data:`FindingId` of a finding about a series, as :meth:`SeriesCheck.new_findings` keeps it."""
+    entry = finding.entry
+    return (finding.key or "", finding.kind, entry.id if entry is not None else "", finding.rule_id or "")
+
+
+class SeriesCheck:
+    """Every check of one logged key's series, fed a point at a time.
+
+    ``entries`` are the registry entries the key may turn out to be (one for
+    ``check-run``, which knows the run's keys before it reads a value; every
+    candidate for the live monitor, where a key's family can be settled only
+    once more keys are logged): each gets the states of its healthy rules.
+    A NaN or infinite value is tracked for every key, whatever it is.
+    """
+
+    def __init__(
+        self,
+        entries: Iterable[Entry],
+        thresholds: Thresholds,
+        facts: Callable[[Entry], RunFacts] | None = None,
+    ) -> None:
+        self.points = 0
+        self.skipped = 0  # rules of the identified entry whose conditions the run is known not to meet
+        self._facts = facts
+        self.non_finite = FiniteState()
+        self.states: dict[str, list[RuleState]] = {}
+        self._feed: list[RuleState] = [self.non_finite]
+        self._checked_as: KeyInfo | None = None
+        self._checks_cache: list[tuple[object | None, RuleState, FindingId]] = []
+        for entry in entries:
+            if entry.id in self.states:
+                continue
+            states = [
+                self.non_finite if isinstance(rule, FiniteRule) else new_state(rule, thresholds)
+                for rule in entry.metric.healthy
+            ]
+            self.states[entry.id] = states
+            self._feed += [state for state in states if state is not self.non_finite]
+
+    def add(self, point: Point) -> None:
+        self.points += 1
+        for state in self._feed:
+            state.add(point)
+
+    def _checks(self, key: str, info: KeyInfo) -> list[tuple[object | None, RuleState, FindingId]]:
+        """``(rule, state, id)`` of every check that applies to the key as identified.
+
+        The rule is ``None`` for the non-finite check of a key without a ``finite`` rule. Kept
+        until the key is identified again: this runs at every point of a live run.
+        """
+        if info is self._checked_as:
+            return self._checks_cache
+        entry = info.entry
+        rules = entry.metric.healthy if entry is not None else []
+        entry_id = entry.id if entry is not None else ""
+        checks: list[tuple[object | None, RuleState, FindingId]] = []
+        if not any(isinstance(rule, FiniteRule) for rule in rules):
+            checks.append((None, self.non_finite, (key, "non-finite", entry_id, "")))
+        self.skipped = 0
+        if entry is not None:
+            facts = self._facts(entry) if self._facts is not None else RunFacts()
+            for rule, state in zip(rules, self.states[entry_id], strict=True):
+                if not rule_applies(rule, facts):
+                    self.skipped += 1
+                    continue
+                checks.append((rule, state, (key, "rule", entry_id, rule.id)))  # type: ignore[attr-defined]
+        self._checked_as, self._checks_cache = info, checks
+        return checks
+
+    @staticmethod
+    def _finding(key: str, info: KeyInfo, rule: object | None, violation: Violation) -> RunFinding:
+        if rule is None:
+            return _non_finite_finding(key, info, violation)
+        return _rule_finding(key, info, rule, violation)
+
+    def findings(self, key: str, info: KeyInfo) -> list[RunFinding]:
+        """What the series so far breaks, judged exactly (the report)."""
+        found = []
+        for rule, state, _ident in self._checks(key, info):
+            violation = state.violation()
+            if violation is not None:
+                found.append(self._finding(key, info, rule, violation))
+        return found
+
+    def new_findings(self, key: str, info: KeyInfo, reported: set[FindingId]) -> list[RunFinding]:
+        """The findings of :meth:`findings` not in ``reported`` yet (added to it), judged cheaply.
+
+        Only rules whose :meth:`~metrics_registry.runs.rules.RuleState.fired` says so are turned
+        into findings, so a point costs constant work.
+        """
+        found = []
+        for rule, state, ident in self._checks(key, info):
+            if not state.fired() or ident in reported:
+                continue
+            violation = state.violation()
+            if violation is not None:
+                reported.add(ident)
+                found.append(self._finding(key, info, rule, violation))
+        return found
+
+
+def build_report(
     log: RunLog,
-    registry: Registry,
-    options: CheckOptions | None = None,
+    keys: dict[str, KeyInfo],
+    votes: Counter[str],
+    series: Callable[[str, KeyInfo], SeriesCheck | None],
+    *,
+    summary: LogSummary,
     on_series: Callable[[str], None] | None = None,
+    facts: Callable[[Entry], RunFacts] | None = None,
 ) -> RunReport:
-    """Identify every key of ``log`` and evaluate the healthy rules; ``on_series`` is called per key."""
-    options = options or CheckOptions()
-    keys, votes = identify_keys(
-        log.logged_keys(),
-        registry,
-        hf_prefixed=log.hf_prefixed,
-        family=options.family,
-        trl_version=options.trl_version,
-    )
-    report = RunReport(log, keys, [], votes)
+    """The report on a run whose keys are identified; ``series(key, info)`` gives each key's checks.
+
+    ``facts`` says what is known of the run (release, configuration) for an entry: the known
+    issues of that release are reported, and rules it rules out are skipped.
+    """
+    report = RunReport(log, keys, [], votes, summary=summary)
     for problem in log.problems:
         if problem.kind == "stopped":
             report.findings.append(RunFinding("log-stopped", "error", None, problem=problem))
@@ -250,9 +372,9 @@ def check_run(
         elif info.status == "legacy":
             report.findings.append(RunFinding("legacy-key", "info", key, info))
         entry = info.entry
-        facts = options.facts(entry) if entry is not None else RunFacts()
+        run_facts = facts(entry) if facts is not None and entry is not None else RunFacts()
         if entry is not None:
-            for issue, confirmed in known_issues(entry, facts):
+            for issue, confirmed in known_issues(entry, run_facts):
                 report.findings.append(
                     RunFinding(
                         "known-issue",
@@ -261,33 +383,50 @@ def check_run(
                         info,
                         issue=issue,
                         confirmed=confirmed,
-                        version=facts.version,
+                        version=run_facts.version,
                     )
                 )
-        points = log.series.get(key)
-        if not points:
+        checks = series(key, info)
+        if checks is None or not checks.points:
             continue
-        rules = entry.metric.healthy if entry is not None else []
-        if not any(isinstance(rule, FiniteRule) for rule in rules):
-            bad = non_finite(points)
-            if bad is not None:
-                severity = non_finite_severity(info.lookup, entry)
-                report.findings.append(RunFinding("non-finite", severity, key, info, violation=bad))
+        report.findings += checks.findings(key, info)
         if entry is None:
             continue
         report.series_checked += 1
-        for rule in rules:
-            if not rule_applies(rule, facts):
-                report.rules_skipped += 1
-                continue
-            report.rules_evaluated += 1
-            violation = evaluate(rule, points, options.thresholds)
-            if violation is not None:
-                severity = rule.severity
-                if isinstance(rule, FiniteRule) and non_finite_severity(info.lookup, entry) == "error":
-                    severity = "error"
-                report.findings.append(RunFinding("rule", severity, key, info, rule, violation))
+        report.rules_evaluated += len(entry.metric.healthy) - checks.skipped
+        report.rules_skipped += checks.skipped
     if report.series_checked == 0:
         report.findings.append(RunFinding("nothing-checked", "error", None, nothing=_nothing_checked(report)))
     report.findings.sort(key=RunFinding.sort_key)
     return report
+
+
+def check_run(
+    log: RunLog,
+    registry: Registry,
+    options: CheckOptions | None = None,
+    on_series: Callable[[str], None] | None = None,
+) -> RunReport:
+    """Identify every key of ``log`` and evaluate the healthy rules; ``on_series`` is called per key."""
+    options = options or CheckOptions()
+    keys, votes = identify_keys(
+        log.logged_keys(),
+        registry,
+        hf_prefixed=log.hf_prefixed,
+        family=options.family,
+        trl_version=options.trl_version,
+    )
+
+    def series(key: str, info: KeyInfo) -> SeriesCheck | None:
+        points = log.series.get(key)
+        if not points:
+            return None
+        entries = [info.entry] if info.entry is not None else []
+        checks = SeriesCheck(entries, options.thresholds, facts=options.facts)
+        for point in points:
+            checks.add(point)
+        return checks
+
+    return build_report(
+        log, keys, votes, series, summary=LogSummary.of(log), on_series=on_series, facts=options.facts
+    )

@@ -15,9 +15,10 @@ from typing import Literal
 
 from metrics_registry.registry import RegistryError
 
-__all__ = ["LogError", "LogFormat", "Point", "ReadProblem", "RunLog"]
+__all__ = ["LogError", "LogFormat", "LogSummary", "Point", "ReadProblem", "RunLog", "time_span"]
 
-LogFormat = Literal["trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl"]
+#: ``live``: values handed to the live monitor by a training loop, not read from a file.
+LogFormat = Literal["trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl", "live"]
 
 
 class LogError(RegistryError):
@@ -94,17 +95,33 @@ class RunLog:
 
     def time_range(self) -> tuple[datetime, datetime] | None:
         times = [p.time for points in self.series.values() for p in points if p.time is not None]
-        if not times:
-            return None
-
-        try:
-            return (
-                datetime.fromtimestamp(min(times), tz=UTC),
-                datetime.fromtimestamp(max(times), tz=UTC),
-            )
-        except (OverflowError, OSError, ValueError):  # beyond the years datetime can hold
-            return None
+        return time_span(min(times), max(times)) if times else None
 
     def step_range(self) -> tuple[float, float] | None:
         steps = [p.step for points in self.series.values() for p in points]
         return (min(steps), max(steps)) if steps else None
+
+
+def time_span(first: float, last: float) -> tuple[datetime, datetime] | None:
+    """Two times (seconds since the epoch) as UTC dates; ``None`` beyond the years ``datetime`` holds."""
+    try:
+        return datetime.fromtimestamp(first, tz=UTC), datetime.fromtimestamp(last, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class LogSummary:
+    """What a report says of the log as a whole: points per key, the steps and times it spans.
+
+    Kept apart from :class:`RunLog` so that a monitor that keeps no points can report too.
+    """
+
+    points: dict[str, int] = field(default_factory=dict)
+    steps: tuple[float, float] | None = None
+    times: tuple[datetime, datetime] | None = None
+
+    @classmethod
+    def of(cls, log: RunLog) -> LogSummary:
+        points = {key: len(points) for key, points in log.series.items()}
+        return cls(points, log.step_range(), log.time_range())

@@ -29,7 +29,15 @@ from metrics_registry.runs.wording import (
 )
 from metrics_registry.terminal import plain, printable
 
-__all__ = ["describe", "expected", "render_json", "render_markdown", "render_text", "report_to_dict"]
+__all__ = [
+    "describe",
+    "expected",
+    "print_finding",
+    "render_json",
+    "render_markdown",
+    "render_text",
+    "report_to_dict",
+]
 
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _MARKS = {"error": "✗", "warning": "!", "info": "·"}
@@ -38,14 +46,13 @@ _MARKS = {"error": "✗", "warning": "!", "info": "·"}
 def _header(report: RunReport, loc: Localizer) -> list[tuple[str, str]]:
     """``(label, value)`` rows describing the run."""
     _ = loc.gettext
-    log = report.log
-    rows = [(_("Format"), log.format)]
+    rows = [(_("Format"), report.log.format)]
     family = report.family
     rows.append((_("Family"), family if family is not None else _("not recognised")))
-    steps = log.step_range()
+    steps = report.summary.steps
     if steps is not None:
         rows.append((_("Steps"), f"{loc.step(steps[0])} – {loc.step(steps[1])}"))
-    times = log.time_range()
+    times = report.summary.times
     if times is not None:
         rows.append((_("Logged"), f"{loc.datetime(times[0])} – {loc.datetime(times[1])}"))
     statuses = report.statuses()
@@ -159,8 +166,7 @@ def _clean(data: Any) -> Any:
 
 def report_to_dict(report: RunReport, loc: Localizer) -> dict[str, Any]:
     log = report.log
-    steps = log.step_range()
-    times = log.time_range()
+    steps, times = report.summary.steps, report.summary.times
     return _clean(
         {
             "source": str(log.source),
@@ -177,7 +183,7 @@ def report_to_dict(report: RunReport, loc: Localizer) -> dict[str, Any]:
                     "lookup": info.lookup,
                     "metric": info.entry.id if info.entry else None,
                     "mode": info.match.mode if info.match else None,
-                    "points": len(log.series.get(key, [])),
+                    "points": report.summary.points.get(key, 0),
                 }
                 for key, info in sorted(report.keys.items())
             },
@@ -285,7 +291,8 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
     return "\n".join(out)
 
 
-def _print_series(finding: RunFinding, loc: Localizer, console: Console) -> None:
+def print_finding(finding: RunFinding, loc: Localizer, console: Console) -> None:
+    """A finding about a series (``rule``, ``non-finite``) as ``check-run`` prints it, and live views."""
     _ = loc.gettext
     assert finding.step is not None
     entry = finding.entry
@@ -357,7 +364,7 @@ def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> N
         if not series and _healthy(report):
             console.print(Text(_("Every checked series is healthy."), style="green"))
         for finding in series:
-            _print_series(finding, loc, console)
+            print_finding(finding, loc, console)
         _print_issues([f for f in report.findings if f.kind in ISSUE_KINDS], loc, console)
         notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS + ISSUE_KINDS]
         if notes:

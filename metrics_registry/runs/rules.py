@@ -57,191 +57,57 @@ severity of the finding.
 
 A rule whose kind needs more points than the series has is skipped (the
 report counts series checked, not findings only).
+
+Each kind is one :class:`~metrics_registry.runs.rulestate.RuleState` (in
+:mod:`metrics_registry.runs.rulestate`), fed a point at a time: ``check-run``
+feeds it a whole series (:func:`evaluate`), the live monitor
+(:mod:`metrics_registry.integrations.monitor`) the points as a run logs
+them, so a rule means the same thing in both. Feeding a point costs
+constant work (a spike's running median is over at most ``spike_history``
+values). :meth:`RuleState.fired` says whether the rule fires on the points
+fed so far, in constant work too, except for ``direction``: its fit and its
+noise are medians over the whole series, which no constant-size state
+gives exactly, so :meth:`DirectionState.fired` judges again only each time
+the series has doubled (constant work per point on average) and answers
+from that judgement in between; :meth:`RuleState.violation` is always exact.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from statistics import median
-from typing import Literal
-
-from metrics_registry.models import ConstantRule, DirectionRule, FiniteRule, RangeRule, SpikeRule
 from metrics_registry.runs.log import Point
+from metrics_registry.runs.rulestate import (
+    ConstantState,
+    DirectionState,
+    FiniteState,
+    RangeState,
+    RuleState,
+    SpikeState,
+    Thresholds,
+    Violation,
+    new_state,
+)
 
-__all__ = ["Thresholds", "Violation", "evaluate", "non_finite"]
-
-Reason = Literal["non-finite", "outside", "outside-at-end", "trend", "spike", "stuck"]
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """The numbers that decide when a rule fires (see the module docstring)."""
-
-    tolerance: float = 1e-6
-    range_fraction: float = 0.2
-    window: int = 5
-    direction_min_points: int = 10
-    direction_max_points: int = 200
-    stable_noise: float = 3.0
-    stable_relative: float = 0.5
-    spike_history: int = 20
-    spike_min_history: int = 5
-    not_constant_min_points: int = 3
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A rule that fired on a series: why, where first, and the figures behind it.
-
-    ``figures`` holds what the report quotes, by name: ``count`` and
-    ``total`` (points concerned / points judged), ``value`` (the worst or
-    first offending value), ``median`` and ``ratio`` (spikes), ``change`` and
-    ``noise`` and ``level`` (direction), ``last`` (trailing points outside).
-    """
-
-    reason: Reason
-    step: float
-    steps: tuple[float, ...]
-    figures: dict[str, float] = field(default_factory=dict)
-
-
-def _close(a: float, b: float, tolerance: float) -> bool:
-    return abs(a - b) <= tolerance * max(1.0, abs(a), abs(b))
-
-
-def _finite(points: list[Point]) -> list[Point]:
-    return [p for p in points if math.isfinite(p.value)]
+__all__ = [
+    "ConstantState",
+    "DirectionState",
+    "FiniteState",
+    "RangeState",
+    "RuleState",
+    "SpikeState",
+    "Thresholds",
+    "Violation",
+    "evaluate",
+    "new_state",
+    "non_finite",
+]
 
 
 def non_finite(points: list[Point]) -> Violation | None:
     """The NaN and infinite values of a series, as a ``finite`` rule would report them."""
-    bad = [p for p in points if not math.isfinite(p.value)]
-    if not bad:
-        return None
-    return Violation(
-        "non-finite",
-        bad[0].step,
-        tuple(p.step for p in bad),
-        {"count": len(bad), "total": len(points), "value": bad[0].value},
-    )
-
-
-def _check_range(rule: RangeRule, points: list[Point], t: Thresholds) -> Violation | None:
-    values = _finite(points)
-    if not values:
-        return None
-
-    def outside(value: float) -> bool:
-        low = rule.min is not None and value < rule.min and not _close(value, rule.min, t.tolerance)
-        high = rule.max is not None and value > rule.max and not _close(value, rule.max, t.tolerance)
-        return low or high
-
-    flags = [outside(p.value) for p in values]
-    bad = [p for p, flag in zip(values, flags, strict=True) if flag]
-    if not bad:
-        return None
-    trailing = 0
-    for flag in reversed(flags):
-        if not flag:
-            break
-        trailing += 1
-
-    def distance(value: float) -> float:
-        below = rule.min - value if rule.min is not None else -math.inf
-        above = value - rule.max if rule.max is not None else -math.inf
-        return max(below, above)
-
-    worst = max(bad, key=lambda p: distance(p.value)).value
-    figures = {"count": len(bad), "total": len(values), "value": worst, "last": trailing}
-    steps = tuple(p.step for p in bad)
-    if rule.severity == "error" or len(bad) >= t.range_fraction * len(values):
-        return Violation("outside", bad[0].step, steps, figures)
-    if len(values) >= t.window and trailing >= t.window:
-        return Violation("outside-at-end", values[len(values) - trailing].step, steps, figures)
-    return None
-
-
-def _theil_sen(points: list[Point], max_points: int) -> tuple[float, float]:
-    """Slope and intercept of the Theil–Sen fit of value against step."""
-    if len(points) > max_points:
-        stride = (len(points) - 1) / (max_points - 1)
-        points = [points[round(i * stride)] for i in range(max_points)]
-    slopes = [
-        (b.value - a.value) / (b.step - a.step)
-        for i, a in enumerate(points)
-        for b in points[i + 1 :]
-        if b.step != a.step
-    ]
-    slope = median(slopes) if slopes else 0.0
-    intercept = median(p.value - slope * p.step for p in points)
-    return slope, intercept
-
-
-def _check_direction(rule: DirectionRule, points: list[Point], t: Thresholds) -> Violation | None:
-    values = _finite(points)
-    if len(values) < t.direction_min_points:
-        return None
-    slope, intercept = _theil_sen(values, t.direction_max_points)
-    first, last = min(p.step for p in values), max(p.step for p in values)
-    change = slope * (last - first)
-    residuals = [p.value - (intercept + slope * p.step) for p in values]
-    centre = median(residuals)
-    noise = 1.4826 * median(abs(r - centre) for r in residuals)
-    level = median(abs(p.value) for p in values)
-    figures = {"change": change, "noise": noise, "level": level, "total": len(values)}
-    if rule.direction == "increase":
-        fired = change <= noise
-    elif rule.direction == "decrease":
-        fired = change >= -noise
-    else:
-        fired = abs(change) > max(t.stable_noise * noise, t.stable_relative * level)
-    if not fired:
-        return None
-    return Violation("trend", values[0].step, (values[0].step, values[-1].step), figures)
-
-
-def _check_spike(rule: SpikeRule, points: list[Point], t: Thresholds) -> Violation | None:
-    values = _finite(points)
-    spikes: list[tuple[Point, float]] = []
-    for index in range(t.spike_min_history, len(values)):
-        history = [abs(p.value) for p in values[max(0, index - t.spike_history) : index]]
-        running = median(history)
-        if running > 0 and abs(values[index].value) > rule.factor * running:
-            spikes.append((values[index], running))
-    if not spikes:
-        return None
-    first, running = spikes[0]
-    worst, worst_median = max(spikes, key=lambda s: abs(s[0].value) / s[1])
-    return Violation(
-        "spike",
-        first.step,
-        tuple(p.step for p, _ in spikes),
-        {
-            "count": len(spikes),
-            "total": len(values),
-            "value": first.value,
-            "median": running,
-            "ratio": abs(first.value) / running,
-            "worst": worst.value,
-            "worst_ratio": abs(worst.value) / worst_median,
-        },
-    )
-
-
-def _check_constant(rule: ConstantRule, points: list[Point], t: Thresholds) -> Violation | None:
-    values = _finite(points)
-    if len(values) < t.not_constant_min_points:
-        return None
-    stuck = rule.value if rule.value is not None else values[0].value
-    if not all(_close(p.value, stuck, t.tolerance) for p in values):
-        return None
-    return Violation(
-        "stuck",
-        values[0].step,
-        (values[0].step, values[-1].step),
-        {"value": stuck, "count": len(values), "total": len(values)},
-    )
+    state = FiniteState()
+    for point in points:
+        state.add(point)
+    return state.violation()
 
 
 def evaluate(rule: object, points: list[Point], thresholds: Thresholds | None = None) -> Violation | None:
@@ -254,15 +120,7 @@ def evaluate(rule: object, points: list[Point], thresholds: Thresholds | None = 
     >>> violation.reason, violation.step, violation.figures["count"]
     ('outside', 2, 3)
     """
-    t = thresholds or Thresholds()
-    if isinstance(rule, FiniteRule):
-        return non_finite(points)
-    if isinstance(rule, RangeRule):
-        return _check_range(rule, points, t)
-    if isinstance(rule, DirectionRule):
-        return _check_direction(rule, points, t)
-    if isinstance(rule, SpikeRule):
-        return _check_spike(rule, points, t)
-    if isinstance(rule, ConstantRule):
-        return _check_constant(rule, points, t)
-    raise TypeError(f"unknown healthy rule {rule!r}")
+    state = new_state(rule, thresholds)
+    for point in points:
+        state.add(point)
+    return state.violation()

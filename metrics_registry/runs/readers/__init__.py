@@ -25,7 +25,7 @@ from metrics_registry.runs.readers.trainer_state import read_trainer_state
 from metrics_registry.runs.readers.wandb_csv import read_wandb_csv
 from metrics_registry.runs.readers.wandb_jsonl import read_wandb_jsonl
 
-__all__ = ["FORMATS", "detect_format", "read_log"]
+__all__ = ["FORMATS", "detect_format", "latest_trainer_state", "read_log", "wandb_history"]
 
 FORMATS: tuple[LogFormat, ...] = ("trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl")
 
@@ -33,7 +33,7 @@ FORMATS: tuple[LogFormat, ...] = ("trainer-state", "tensorboard", "wandb-csv", "
 _HF_MARKERS = ("train/epoch", "train/global_step")
 
 
-def _latest_trainer_state(folder: Path) -> Path | None:
+def latest_trainer_state(folder: Path) -> Path | None:
     if (folder / "trainer_state.json").is_file():
         return folder / "trainer_state.json"
     checkpoints = [
@@ -44,7 +44,7 @@ def _latest_trainer_state(folder: Path) -> Path | None:
     return max(checkpoints)[1] if checkpoints else None
 
 
-def _wandb_history(folder: Path) -> Path | None:
+def wandb_history(folder: Path) -> Path | None:
     for candidate in (folder / "wandb-history.jsonl", folder / "files" / "wandb-history.jsonl"):
         if candidate.is_file():
             return candidate
@@ -56,10 +56,10 @@ def detect_format(path: Path) -> tuple[LogFormat, Path]:
     if path.is_dir():
         if event_folders(path):
             return "tensorboard", path
-        state = _latest_trainer_state(path)
+        state = latest_trainer_state(path)
         if state is not None:
             return "trainer-state", state
-        history = _wandb_history(path)
+        history = wandb_history(path)
         if history is not None:
             return "wandb-jsonl", history
         raise LogError(
@@ -107,7 +107,7 @@ def read_log(
     _refuse_special(path)
     if fmt == "trainer-state":
         if path.is_dir():
-            state = _latest_trainer_state(path)
+            state = latest_trainer_state(path)
             if state is None:
                 raise LogError(f"{path}: no trainer_state.json here or in checkpoint-*/")
             path = state
@@ -118,7 +118,7 @@ def read_log(
         runs = read_wandb_csv(path, (lambda rows: on_progress(rows, 0)) if on_progress else None)
     else:
         if path.is_dir():
-            history = _wandb_history(path)
+            history = wandb_history(path)
             if history is None:
                 raise LogError(f"{path}: no wandb-history.jsonl here or in files/")
             path = history

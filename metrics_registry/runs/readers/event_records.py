@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RecordScan", "scan_event_file"]
+__all__ = ["FRAMING", "RecordScan", "loss_reason", "scan_event_file"]
 
 #: Length, its CRC, and the data's CRC around each record's data.
-_FRAMING = 8 + 4 + 4
+FRAMING = 8 + 4 + 4
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class RecordScan:
         return self.reason is None
 
 
-def _reason(message: str, path: Path) -> str:
+def loss_reason(message: str, path: Path) -> str:
     """TensorBoard's message without the file name it starts with."""
     text = message.replace(str(path), "").strip()
     return text.removeprefix("has ").strip() or "damaged record"
@@ -56,10 +56,10 @@ def scan_event_file(path: Path) -> RecordScan:
             except errors.OutOfRangeError:  # the end of the file, between two records
                 return RecordScan(path, records, offset)
             except errors.DataLossError as error:
-                return RecordScan(path, records, offset, _reason(str(error.message), path))
+                return RecordScan(path, records, offset, loss_reason(str(error.message), path))
             except (MemoryError, OverflowError):  # a damaged length asks for more than memory holds
                 return RecordScan(path, records, offset, "a record length larger than the file")
             records += 1
-            offset += _FRAMING + len(reader.record())
+            offset += FRAMING + len(reader.record())
     finally:
         reader.file_handle.close()

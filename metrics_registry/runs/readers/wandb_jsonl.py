@@ -19,14 +19,15 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from metrics_registry.runs.log import LogError, ReadProblem, RunLog
 from metrics_registry.runs.readers.values import JsonDepthError, load_json, to_float
 
-__all__ = ["read_wandb_jsonl"]
+__all__ = ["WHAT", "BadLine", "Row", "parse_line", "read_wandb_jsonl", "row_of"]
 
-_WHAT = "W&B history holds one JSON object per line (wandb-history.jsonl)"
+WHAT = "W&B history holds one JSON object per line (wandb-history.jsonl)"
 
 
 def read_wandb_jsonl(path: Path, on_progress: Callable[[int], None] | None = None) -> RunLog:
@@ -39,10 +40,10 @@ def read_wandb_jsonl(path: Path, on_progress: Callable[[int], None] | None = Non
             if on_progress is not None and number % 1000 == 0:
                 on_progress(done)
             try:
-                record = _parse_line(raw)
-            except _BadLine as error:
+                record = parse_line(raw)
+            except BadLine as error:
                 if raw.endswith(b"\n") or records == 0:
-                    raise LogError(f"{path}:{number}: {error}; {_WHAT}") from error
+                    raise LogError(f"{path}:{number}: {error}; {WHAT}") from error
                 cut = ReadProblem(
                     "stopped", path, f"the last line is cut: {error}", start, line=number, read=records
                 )
@@ -56,45 +57,64 @@ def read_wandb_jsonl(path: Path, on_progress: Callable[[int], None] | None = Non
         on_progress(done)
     if records == 0:
         what = "the file is empty" if done == 0 else "only blank lines"
-        raise LogError(f"{path}: holds no records ({what}); {_WHAT}")
+        raise LogError(f"{path}: holds no records ({what}); {WHAT}")
     return run
 
 
-class _BadLine(ValueError):
-    """A line that is not one JSON object; the message says why."""
+class BadLine(ValueError):
+    """A line that is not one JSON object with a step; the message says why."""
 
 
-def _parse_line(raw: bytes) -> dict[str, object] | None:
+def parse_line(raw: bytes) -> dict[str, object] | None:
     """The object on a line (``None`` for a blank line)."""
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise _BadLine(f"not UTF-8 text ({error.reason})") from error
+        raise BadLine(f"not UTF-8 text ({error.reason})") from error
     if not line.strip():
         return None
     try:
         record = load_json(line)
     except json.JSONDecodeError as error:
-        raise _BadLine(f"not valid JSON ({error.msg})") from error
+        raise BadLine(f"not valid JSON ({error.msg})") from error
     except JsonDepthError as error:
-        raise _BadLine(str(error)) from error
+        raise BadLine(str(error)) from error
     if not isinstance(record, dict):
-        raise _BadLine(f"a JSON {type(record).__name__}, not an object")
+        raise BadLine(f"a JSON {type(record).__name__}, not an object")
     return record
 
 
-def _add_record(run: RunLog, path: Path, number: int, record: dict[str, object]) -> None:
+@dataclass(frozen=True)
+class Row:
+    """One line's values: the step, the time, every logged key's number (``None``: not a scalar)."""
+
+    step: float
+    time: float | None
+    values: dict[str, float | None]
+    hf_prefixed: bool  # written through transformers' WandbCallback (``train/global_step``)
+
+
+def row_of(record: dict[str, object]) -> Row:
+    """The values of one parsed line; a :class:`BadLine` when it has no finite step."""
     step = to_float(record.get("train/global_step", record.get("_step")))
     if step is None or not math.isfinite(step):
-        raise LogError(f"{path}:{number}: no finite '_step' (or 'train/global_step'); {_WHAT}")
-    time = to_float(record.get("_timestamp"))
-    if "train/global_step" in record:
-        run.hf_prefixed = True
-    for key, value in record.items():
-        if key.startswith("_") or key == "train/global_step":
-            continue
-        value_number = to_float(value)
-        if value_number is None:
+        raise BadLine("no finite '_step' (or 'train/global_step')")
+    values = {
+        key: to_float(value)
+        for key, value in record.items()
+        if not key.startswith("_") and key != "train/global_step"
+    }
+    return Row(step, to_float(record.get("_timestamp")), values, "train/global_step" in record)
+
+
+def _add_record(run: RunLog, path: Path, number: int, record: dict[str, object]) -> None:
+    try:
+        row = row_of(record)
+    except BadLine as error:
+        raise LogError(f"{path}:{number}: {error}; {WHAT}") from error
+    run.hf_prefixed |= row.hf_prefixed
+    for key, value in row.values.items():
+        if value is None:
             run.non_scalar.add(key)
         else:
-            run.add(key, step, value_number, time)
+            run.add(key, row.step, value, row.time)
