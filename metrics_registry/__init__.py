@@ -7,6 +7,8 @@
 ('reward', 'eval')
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from metrics_registry.api import InvalidRegistryError, load, registry_paths, validate
 from metrics_registry.findings import RULES, Finding
 from metrics_registry.models import FamilyInfo, Metric, RegistryFile
@@ -38,4 +40,8 @@ __all__ = [
     "registry_paths",
     "validate",
 ]
-__version__ = "0.1.0"
+
+try:  # the version is pyproject.toml's, read from the installed distribution: one source
+    __version__ = version("metrics-registry")
+except PackageNotFoundError:  # a source tree on sys.path that was never installed
+    __version__ = "0+unknown"
