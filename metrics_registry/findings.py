@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from metrics_registry.models import Severity
+from metrics_registry.terminal import printable
 
 __all__ = ["RULES", "Finding", "Rule"]
 
@@ -219,6 +220,8 @@ class Finding:
         """One line for a terminal: location, severity, rule, message, fix."""
         about = f" {self.about()}" if self.about() else ""
         severity = Severity(self.severity).value
-        return (
-            f"{self.location()}: {severity} {self.rule} {self.name}{about}: {self.message}. Fix: {self.fix}"
-        )
+        where = self.location()
+        line = f"{where}: {severity} {self.rule} {self.name}{about}: {self.message}. Fix: {self.fix}"
+        # One line, whatever the file holds: a line break in a field name would start a line of
+        # its own (in a CI log, a forged '::error' workflow command); other controls escaped too.
+        return printable(line).replace("\n", "\\n")
