@@ -7,20 +7,73 @@
 ('reward', 'eval')
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from metrics_registry.api import InvalidRegistryError, load, registry_paths, validate
-from metrics_registry.findings import RULES, Finding
-from metrics_registry.models import FamilyInfo, Metric, RegistryFile
-from metrics_registry.registry import (
-    AmbiguousMetricError,
-    Entry,
-    Match,
-    Registry,
-    RegistryError,
-    UnknownMetricError,
-    anchor,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from metrics_registry.api import InvalidRegistryError, load, registry_paths, validate
+    from metrics_registry.findings import RULES, Finding
+    from metrics_registry.models import FamilyInfo, Metric, RegistryFile
+    from metrics_registry.registry import (
+        AmbiguousMetricError,
+        Entry,
+        Match,
+        Registry,
+        RegistryError,
+        UnknownMetricError,
+        anchor,
+    )
+
+# Imported on first use (PEP 562): ``import metrics_registry`` and a command
+# that needs none of these (``--version``, ``fix-encoding``) stay cheap.
+_LAZY = {
+    "InvalidRegistryError": "api",
+    "load": "api",
+    "registry_paths": "api",
+    "validate": "api",
+    "RULES": "findings",
+    "Finding": "findings",
+    "FamilyInfo": "models",
+    "Metric": "models",
+    "RegistryFile": "models",
+    "AmbiguousMetricError": "registry",
+    "Entry": "registry",
+    "Match": "registry",
+    "Registry": "registry",
+    "RegistryError": "registry",
+    "UnknownMetricError": "registry",
+    "anchor": "registry",
+}
+
+
+def _version() -> str:
+    """pyproject.toml's version, read from the installed distribution: the one source."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("metrics-registry")
+    except PackageNotFoundError:  # a source tree on sys.path that was never installed
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":  # looked up on first use: importlib.metadata costs ~30 ms
+        globals()[name] = _version()
+        return globals()[name]
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'metrics_registry' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"metrics_registry.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, "__version__"})
+
 
 __all__ = [
     "RULES",
@@ -40,8 +93,3 @@ __all__ = [
     "registry_paths",
     "validate",
 ]
-
-try:  # the version is pyproject.toml's, read from the installed distribution: one source
-    __version__ = version("metrics-registry")
-except PackageNotFoundError:  # a source tree on sys.path that was never installed
-    __version__ = "0+unknown"

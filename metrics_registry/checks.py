@@ -21,6 +21,7 @@ from packaging.version import Version
 from metrics_registry.findings import Finding
 from metrics_registry.keys import Reference, template_problem
 from metrics_registry.loader import LoadedFile
+from metrics_registry.markup import check_markup
 from metrics_registry.models import Metric
 from metrics_registry.registry import Registry, anchor
 
@@ -609,6 +610,7 @@ CHECKS: list[Check] = [
     check_rule_ids,
     check_placeholders,
     check_references_implemented,
+    check_markup,
 ]
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from metrics_registry.models import Severity
-from metrics_registry.terminal import printable
 
 __all__ = ["RULES", "Finding", "Rule"]
 
@@ -136,6 +135,19 @@ RULES: dict[str, Rule] = _rules(
         Severity.error,
         "A registry file, catalog or docs page holds UTF-8 text decoded with a wrong code page.",
     ),
+    # Markup in registry texts and translations (metrics_registry/markup.py); the site removes it.
+    Rule(
+        "MR150",
+        "raw-html",
+        Severity.error,
+        "A registry text or a translation holds raw HTML (or sets HTML attributes with '{...}').",
+    ),
+    Rule(
+        "MR151",
+        "dangerous-url",
+        Severity.error,
+        "A link or HTML attribute holds a javascript:, data: or vbscript: URL (in any spelling).",
+    ),
     # Translations (metrics_registry/i18n/qa.py); checked on translated, non-fuzzy entries.
     Rule(
         "I18N200",
@@ -224,4 +236,6 @@ class Finding:
         line = f"{where}: {severity} {self.rule} {self.name}{about}: {self.message}. Fix: {self.fix}"
         # One line, whatever the file holds: a line break in a field name would start a line of
         # its own (in a CI log, a forged '::error' workflow command); other controls escaped too.
+        from metrics_registry.terminal import printable  # rich, only when printing
+
         return printable(line).replace("\n", "\\n")

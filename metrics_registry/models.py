@@ -47,7 +47,7 @@ DOTTED_PATH_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True, defer_build=True)
 
 
 class Category(StrEnum):

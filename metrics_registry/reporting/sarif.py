@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,8 @@ TOOL_NAME = "metrics-registry"
 
 def _tool_version() -> str | None:
     """The installed distribution's version (pyproject.toml's, the one source); none from a bare tree."""
+    from importlib.metadata import PackageNotFoundError, version  # ~30 ms: only for a SARIF log
+
     try:
         return version(TOOL_NAME)
     except PackageNotFoundError:

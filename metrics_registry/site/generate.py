@@ -27,12 +27,13 @@ from metrics_registry.keys import Reference
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
 from metrics_registry.site.notes import find_notes, shift_headings
+from metrics_registry.site.sanitize import markdown_text
 from metrics_registry.site.source import example_code, reference_source
 
 if TYPE_CHECKING:
     from metrics_registry.i18n.translate import Translator, UiTranslations
 
-__all__ = ["generate_pages"]
+__all__ = ["GeneratedPages", "generate_pages"]
 
 #: Where a reader learns how to help translate, relative to a language's docs folder.
 HELP_PAGE = "contributing/translating.md"
@@ -41,6 +42,17 @@ API_PAGE = "api.md"
 API_DOCUMENTED = "metrics_registry.reference."
 #: Pages generated at the top of every language's docs folder.
 GENERATED_PAGES = ("metrics.md", "reading-a-run.md", "legacy-names.md")
+
+
+class GeneratedPages(list[Path]):
+    """The pages written for one language, and which of them are hand-written.
+
+    ``trusted`` (paths below the language folder) are the hand-written pages
+    no generated page replaced; the build cleans every other page
+    (:mod:`metrics_registry.site.hooks`).
+    """
+
+    trusted: frozenset[str] = frozenset()
 
 
 def _cell(text: str) -> str:
@@ -209,7 +221,12 @@ def _ui_notice(markdown: str, ui: UiTranslations | None, page: str) -> str:
 
 
 def _page_notice(state: str, gettext: Callable[[str], str], page: str) -> list[str]:
-    """The notice of a hand-written page shown in English (missing) or translated from old English."""
+    """The notice of a hand-written page shown in English (missing) or translated from old English.
+
+    The page is trusted and not cleaned by the build, so the UI strings
+    (from a catalog, not trusted) go in as plain text.
+    """
+    gettext = _plain(gettext)
     if state == "missing":
         title = gettext("Not translated yet")
         text = gettext("This page is not translated yet; it is shown in English.")
@@ -221,6 +238,11 @@ def _page_notice(state: str, gettext: Callable[[str], str], page: str) -> list[s
         )
     link = gettext("Help translate")
     return [f'!!! warning "{title}"', "", f"    {text} [{link}]({_help_link(page)})"]
+
+
+def _plain(gettext: Callable[[str], str]) -> Callable[[str], str]:
+    """``gettext`` whose translations are plain text in Markdown (no HTML, link or code span)."""
+    return lambda message: markdown_text(gettext(message))
 
 
 def _handwritten_pages(root: Path, out: Path, lang: str, gettext: Callable[[str], str]) -> list[Path]:
@@ -246,7 +268,7 @@ def _handwritten_pages(root: Path, out: Path, lang: str, gettext: Callable[[str]
     return written
 
 
-def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en") -> list[Path]:
+def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en") -> GeneratedPages:
     """Write the Markdown of one language into ``out``; return the pages written.
 
     ``root`` is the project folder (``docs/``, ``i18n/``). Assets are not
@@ -268,7 +290,8 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
         shutil.rmtree(out)
     out.mkdir(parents=True)
     gettext: Callable[[str], str] = ui.gettext if ui is not None else _identity
-    written = _handwritten_pages(root, out, lang, gettext)
+    written = GeneratedPages(_handwritten_pages(root, out, lang, gettext))
+    trusted = {path.relative_to(out).as_posix() for path in written}
     if ui is not None:
         ui.fallbacks.clear()  # the hand-written pages carry their own notice
     here: dict[str, str] = {}
@@ -281,6 +304,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_tidy(_ui_notice(text, ui, page)), encoding="utf-8")
         written.append(path)
+        trusted.discard(page)
 
     for family_id, family in registry.families.items():
         entries = sorted(registry.in_family(family_id), key=lambda e: e.key)
@@ -315,6 +339,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
             translated=translated,
             help_link=_help_link(page),
         )
+    written.trusted = frozenset(trusted)
     return written
 
 
