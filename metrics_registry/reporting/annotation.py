@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 from urllib.parse import quote, urlsplit
 
-__all__ = ["Annotation", "Level", "RuleInfo", "display_path", "help_uri", "relative_uri"]
+__all__ = ["Annotation", "Level", "RuleInfo", "display_path", "encodable", "help_uri", "relative_uri"]
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 #: SARIF's levels; GitHub calls ``note`` a ``notice``.
 Level = Literal["error", "warning", "note"]
@@ -47,6 +50,19 @@ class Annotation:
     column: int | None = None
     end_column: int | None = None
     byte_offset: int | None = None
+
+
+def encodable(text: str) -> str:
+    r"""``text`` with every lone surrogate shown as its escape, so that it can be written as UTF-8.
+
+    A JSON log may hold ``"\ud800"`` in a key, and a file name that is not
+    UTF-8 reaches Python with surrogate escapes; printed as they are, they
+    stop the output with an encoding error.
+
+    >>> encodable("key\ud800x")
+    'key\\ud800x'
+    """
+    return _SURROGATES.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def help_uri(rule: RuleInfo, site_url: str) -> str | None:
@@ -110,9 +126,16 @@ def relative_uri(path: Path, cwd: Path | None = None) -> tuple[str, bool]:
     cwd = Path.cwd() if cwd is None else cwd
     inside = _inside(path, cwd)
     if inside is None:
-        return _absolute(path).as_uri(), False
+        try:
+            return _absolute(path).as_uri(), False
+        except UnicodeEncodeError:
+            return Path(encodable(str(_absolute(path)))).as_uri(), False
     text = inside.as_posix()
-    uri = quote(text, safe="/!$&'()*+,;=:@-._~")
+    try:  # the file name's own bytes, also where it is not UTF-8 (surrogate escapes)
+        raw = os.fsencode(text)
+    except UnicodeEncodeError:  # a lone surrogate no file system name can hold
+        raw = encodable(text).encode("utf-8")
+    uri = quote(raw, safe="/!$&'()*+,;=:@-._~")
     if ":" in text.split("/", 1)[0]:  # a first segment with ':' would read as a URI scheme
         uri = "./" + uri
     return uri, True

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from metrics_registry.reporting.annotation import Annotation, display_path
+from metrics_registry.reporting.annotation import Annotation, display_path, encodable
 
 __all__ = ["CONTROL_CHARACTERS", "annotation_line", "escape_data", "escape_property", "github_text"]
 
@@ -33,7 +33,8 @@ _COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 
 
 def _visible(text: str) -> str:
-    return CONTROL_CHARACTERS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+    shown = CONTROL_CHARACTERS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+    return encodable(shown)
 
 
 def escape_data(text: str) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from metrics_registry.reporting.annotation import Annotation, RuleInfo, help_uri, relative_uri
+from metrics_registry.reporting.annotation import Annotation, RuleInfo, encodable, help_uri, relative_uri
 
 __all__ = ["SARIF_SCHEMA_URI", "sarif_log", "sarif_text"]
 
@@ -41,9 +41,9 @@ def _tool_version() -> str | None:
 
 def _rule(rule: RuleInfo, site_url: str) -> dict[str, Any]:
     descriptor: dict[str, Any] = {
-        "id": rule.id,
-        "name": rule.name,
-        "shortDescription": {"text": rule.description},
+        "id": encodable(rule.id),
+        "name": encodable(rule.name),
+        "shortDescription": {"text": encodable(rule.description)},
     }
     uri = help_uri(rule, site_url)
     if uri is not None:
@@ -85,10 +85,10 @@ def sarif_log(
     for annotation in annotations:
         rule = rules.setdefault(annotation.rule.id, annotation.rule)
         result: dict[str, Any] = {
-            "ruleId": rule.id,
+            "ruleId": encodable(rule.id),
             "ruleIndex": index.setdefault(rule.id, len(index)),
             "level": annotation.level,
-            "message": {"text": annotation.message},
+            "message": {"text": encodable(annotation.message)},
         }
         if annotation.path is not None:
             result["locations"] = [_location(annotation, cwd)]

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from metrics_registry.reporting import Annotation, RuleInfo, annotation_line, github_text
+from metrics_registry.reporting.annotation import encodable
 from metrics_registry.reporting.github import CONTROL_CHARACTERS
 from metrics_registry.terminal import CONTROL_CHARACTERS as TERMINAL_CONTROL_CHARACTERS
 
@@ -18,9 +19,13 @@ RULE = RuleInfo("MR102", "unknown-field", "A field the format does not define.")
 
 def visible(text: str) -> str:
     """What a message shows once the runner unescaped it: CR and LF kept, other controls as escapes."""
-    return "".join(
-        c if c in "\r\n" or not CONTROL_CHARACTERS.match(c) else c.encode("unicode_escape").decode("ascii")
-        for c in text
+    return encodable(
+        "".join(
+            c
+            if c in "\r\n" or not CONTROL_CHARACTERS.match(c)
+            else c.encode("unicode_escape").decode("ascii")
+            for c in text
+        )
     )
 
 
@@ -52,6 +57,7 @@ HOSTILE_MESSAGES = [
     "100% sure, 50%0A is not a line break, nor is %25",
     "ends with a newline\n",
     "\x1b[2J\x1b]0;title\x07 cleared the screen \u202eevil",
+    "a lone surrogate \ud800 from a JSON log",
     "",
 ]
 
@@ -61,6 +67,7 @@ def test_a_hostile_message_stays_one_annotation(message: str) -> None:
     line = annotation_line(Annotation(RULE, "warning", message, Path("docs/page.md"), 2))
     assert "\n" not in line and "\r" not in line
     assert "\x1b" not in line and "\u202e" not in line
+    line.encode("utf-8")
     command, properties, shown = parse_command(line)
     assert command == "warning"
     assert properties == {"file": "docs/page.md", "line": "2", "title": "MR102"}

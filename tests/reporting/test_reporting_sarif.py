@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metrics_registry.reporting import Annotation, RuleInfo, render, sarif_log, sarif_text
+from metrics_registry.reporting.annotation import encodable
 
 KL = RuleInfo("grpo:kl#non-negative", "non-negative", "at least 0", "en/reference/grpo/#kl", "error")
 FIELD = RuleInfo("MR102", "unknown-field", "A field the format does not define.", None, "error")
@@ -83,7 +84,8 @@ def test_help_uri_only_with_an_absolute_site_url(tmp_path: Path) -> None:
 def test_paths_outside_the_folder_and_hostile_names(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    names = ["a b,c.md", "50%.md", "x#y?.md", "c:d.md", "ü中.md"]
+    # the last: a Latin-1 name, as Python reads it from a UTF-8 file system (surrogate escape)
+    names = ["a b,c.md", "50%.md", "x#y?.md", "c:d.md", "ü中.md", "caf\udce9.md"]
     annotations = [Annotation(FIELD, "error", "m", project / name, 1) for name in names]
     annotations.append(Annotation(FIELD, "error", "m", tmp_path / "outside.md", 1))
     log = assert_valid_sarif(sarif_text(annotations, cwd=project))
@@ -94,8 +96,18 @@ def test_paths_outside_the_folder_and_hostile_names(tmp_path: Path) -> None:
         "x%23y%3F.md",
         "./c:d.md",
         "%C3%BC%E4%B8%AD.md",
+        "caf%E9.md",
     ]
     assert uris[-1] == {"uri": (tmp_path / "outside.md").as_uri()}
+
+
+def test_lone_surrogates_are_written_as_escapes(tmp_path: Path) -> None:
+    """A JSON log's key may hold '\\ud800'; the log must still be written as UTF-8."""
+    rule = RuleInfo("unknown-key", "unknown-key", "A key\ud800.")
+    text = sarif_text([Annotation(rule, "note", "bad\ud800key: not in the registry")], cwd=tmp_path)
+    text.encode("utf-8")
+    log = assert_valid_sarif(text)
+    assert log["runs"][0]["results"][0]["message"]["text"] == "bad\\ud800key: not in the registry"
 
 
 def test_an_empty_log_is_valid(tmp_path: Path) -> None:
@@ -137,5 +149,5 @@ def test_any_text_gives_a_valid_log(
     annotation = Annotation(RuleInfo(rule_id, rule_id, message), "warning", message, cwd / name, line, column)
     log = assert_valid_sarif(sarif_text([annotation], cwd=cwd))
     result = _results(log)[0]
-    assert result["message"]["text"] == message
+    assert result["message"]["text"] == encodable(message)
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
