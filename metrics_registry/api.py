@@ -81,7 +81,7 @@ def validate(
     with the same files is a read.
     """
     from metrics_registry import cache
-    from metrics_registry.yamlread import MAX_FILE_BYTES
+    from metrics_registry.config import MAX_FILE_BYTES
 
     paths = registry_paths(extra_paths, include_configured=include_configured, builtin=builtin)
     key = cache.cache_key(paths, MAX_FILE_BYTES)

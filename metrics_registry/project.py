@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metrics_registry import cache
+from metrics_registry.config import MAX_FILE_BYTES
 from metrics_registry.findings import Finding
-from metrics_registry.yamlread import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
     from metrics_registry.registry import Registry

@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from metrics_registry.config import MAX_FILE_BYTES
 from metrics_registry.terminal import CONTROL_CHARACTERS
 
 __all__ = [
@@ -44,9 +45,6 @@ __all__ = [
 Loc = tuple[str | int, ...]
 YAMLError = yaml.YAMLError
 
-# Registry files are untrusted input (a pull request). A file is refused
-# before parsing when larger than this; the built-in ones are ~0.1 MiB.
-MAX_FILE_BYTES = 8 * 1024 * 1024
 # Real registry files use no aliases and nest 6 levels.
 MAX_ALIASED_VALUES = 10_000
 MAX_DEPTH = 64

@@ -8,6 +8,7 @@ wrongly. Errors are one line on stderr, never a traceback.
 from __future__ import annotations
 
 import difflib
+import json
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -18,7 +19,8 @@ from metrics_registry.encoding import domain
 from metrics_registry.encoding.annotations import damage_annotation, unreadable_annotation
 from metrics_registry.encoding.domain import DomainModel, DomainModelError
 from metrics_registry.encoding.markup import markup_for
-from metrics_registry.encoding.repair import repair_with_findings
+from metrics_registry.encoding.repair import Repaired, repair_with_findings
+from metrics_registry.encoding.review import DEFAULT_THRESHOLD, Doubt, doubts, review_html, review_markdown
 from metrics_registry.encoding.walk import WalkError, is_folder, text_files
 from metrics_registry.encoding.word_ngrams import WordModelError
 from metrics_registry.fileio import WriteError, atomic_write
@@ -80,26 +82,6 @@ def _expand(paths: tuple[str, ...]) -> list[str]:
     return files
 
 
-def _refuse_wrong_usage(
-    paths: tuple[str, ...], *, check: bool, fmt: str, show_diff: bool, in_place: bool, no_backup: bool
-) -> None:
-    """Exit 2 on options that do not go together, before any file is read."""
-    if check and in_place:
-        _fail("--check only reports; it cannot be combined with --in-place", 2)
-    if fmt != "text" and not check:
-        _fail(f"--format {fmt} reports findings: give --check", 2)
-    if no_backup and not in_place:
-        _fail("--no-backup only makes sense with --in-place", 2)
-    if in_place and "-" in paths:
-        _fail("cannot rewrite stdin in place; drop --in-place to write the repair to stdout", 2)
-    if not (check or show_diff or in_place):
-        folder = next((path for path in paths if is_folder(path)), None)
-        if folder is not None:
-            _fail(f"{folder} is a folder: give --in-place, --check or --diff (stdout takes one file)", 2)
-        if len(paths) > 1:
-            _fail("several files: give --in-place, --check or --diff (stdout takes one file)", 2)
-
-
 @click.command(name="fix-encoding", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option(
@@ -135,6 +117,33 @@ def _refuse_wrong_usage(
     help="Clean text of the same field (pages, .po catalogs) whose Chinese words count when "
     "choosing what lost bytes were, on top of the ones that ship (repeatable).",
 )
+@click.option(
+    "--mark",
+    is_flag=True,
+    help="List every character put back with a confidence under --threshold, with its alternatives "
+    "(PATH:LINE:COLUMN in the repaired text); the repaired text is not printed.",
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=DEFAULT_THRESHOLD,
+    show_default=True,
+    help="Confidence under which --mark, --json and --review list a repaired character.",
+)
+@click.option(
+    "--review",
+    "review_path",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write a review of the doubtful characters: HTML if FILE ends in .html or .htm (the repaired "
+    "text, doubts highlighted), else Markdown (each doubt in its context).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a JSON report instead: per file, the findings and the doubtful characters.",
+)
 def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     paths: tuple[str, ...],
     check: bool,
@@ -143,6 +152,10 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     in_place: bool,
     no_backup: bool,
     context: tuple[str, ...],
+    mark: bool,
+    threshold: float,
+    review_path: str | None,
+    as_json: bool,
 ) -> None:
     """Repair mojibake in PATH... ('-' reads stdin): UTF-8 read as Windows-1252, -1254, Latin-1 and
     the like, once or twice, even where bytes were lost on the way. Clean text is never changed,
@@ -165,27 +178,39 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     words of your own clean documents (say, the other pages of the same
     manual) to the field's vocabulary that ships with this tool.
 
+    Every character put back where bytes were lost has a confidence:
+    --mark lists those under --threshold with their alternatives, --review
+    FILE writes them as a Markdown or HTML page to read, and --json reports
+    findings and doubts as data. A U+FFFD next to mojibake marks a lost byte
+    and is repaired with it.
+
     Exit status: 0 done (or nothing found), 1 damage found by --check or a
     file that cannot be read or written, 2 wrong usage.
     """
-    _refuse_wrong_usage(
-        paths, check=check, fmt=fmt, show_diff=show_diff, in_place=in_place, no_backup=no_backup
+    to_stdout = not (check or show_diff or in_place or mark or as_json)
+    _check_usage(
+        paths,
+        check=check,
+        fmt=fmt,
+        to_stdout=to_stdout,
+        as_json=as_json and (check or show_diff or mark),
+        in_place=in_place,
+        no_backup=no_backup,
+        review_path=review_path,
     )
     try:
         field = _field_counts(context)
     except DomainModelError as error:
         _fail(str(error))
-    to_stdout = not (check or show_diff or in_place)
     damaged = failed = False
     annotations: list[Annotation] = []
+    reviewed: list[tuple[str, Repaired, list[Doubt]]] = []
+    report: list[dict[str, object]] = []
     for path in _expand(paths):
         try:
             text = _read(path)
         except _Unreadable as error:
-            if to_stdout:
-                _fail(str(error))
-            click.echo(f"{_PROG}: error: {error}", err=True)
-            annotations.append(unreadable_annotation(path, str(error)))
+            annotations.append(_unreadable(path, error, stop=to_stdout))
             failed = True
             continue
         try:
@@ -193,34 +218,141 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
                 result = repair_with_findings(text, markup=markup_for(path))
         except WordModelError as error:  # METRICS_REGISTRY_ZH_LM names a file that is not a model
             _fail(str(error))
+        found = doubts(result, threshold)
+        name = "stdin" if path == "-" else path
+        reviewed.append((name, result, found))
+        if as_json:
+            report.append(_report(name, text, result, found))
         if check:
             for finding in result.findings:
                 if fmt == "text":
                     click.echo(f"{path}:{finding.describe()}")
                 annotations.append(damage_annotation(path, finding))
             damaged = damaged or bool(result.findings)
+        for doubt in found if mark else ():
+            click.echo(f"{name}:{_describe(doubt)}")  # characters by repr(): no control reaches a terminal
         if show_diff and result.text != text:
-            name = "stdin" if path == "-" else path
-            lines = difflib.unified_diff(
-                text.splitlines(keepends=True),
-                result.text.splitlines(keepends=True),
-                f"a/{name}",
-                f"b/{name}",
-            )
-            click.echo("".join(lines), nl=False)
+            _print_diff(name, text, result.text)
         if in_place and result.text != text:
-            try:
-                # through a symlink to its target; a hard-linked file in place (see fileio)
-                backup = atomic_write(path, result.text, backup=not no_backup)
-            except WriteError as error:
-                _fail(str(error), error.exit_code)
-            kept = f" (original kept as {backup})" if backup else ""
-            click.echo(f"{path}: repaired {len(result.findings)} spot(s){kept}", err=True)
+            _rewrite(path, result, backup=not no_backup)
         if to_stdout:
-            stream = sys.stdout.buffer
-            stream.write(result.text.encode("utf-8"))
-            stream.flush()
+            sys.stdout.buffer.write(result.text.encode("utf-8"))
+            sys.stdout.buffer.flush()
     if check and fmt != "text":
         click.echo(render(fmt, annotations, site_url=site_url_from_env()), nl=False)  # type: ignore[arg-type]
+    if as_json:
+        click.echo(json.dumps({"threshold": threshold, "files": report}, ensure_ascii=False, indent=2))
+    if review_path is not None:
+        _write_review(review_path, reviewed, threshold)
     if (check and damaged) or failed:
         sys.exit(1)
+
+
+def _unreadable(path: str, error: _Unreadable, *, stop: bool) -> Annotation:
+    """Say that ``path`` cannot be read: the end of the command when it writes to stdout, else one
+    error line, and the other files are still done."""
+    if stop:
+        _fail(str(error))
+    click.echo(f"{_PROG}: error: {error}", err=True)
+    return unreadable_annotation(path, str(error))
+
+
+def _print_diff(name: str, text: str, repaired: str) -> None:
+    lines = difflib.unified_diff(
+        text.splitlines(keepends=True), repaired.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    click.echo("".join(lines), nl=False)
+
+
+def _rewrite(path: str, result: Repaired, *, backup: bool) -> None:
+    """Write the repair over ``path``: through a symlink to its target, a hard-linked file in place."""
+    try:
+        kept = atomic_write(path, result.text, backup=backup)
+    except WriteError as error:
+        _fail(str(error), error.exit_code)
+    note = f" (original kept as {kept})" if kept else ""
+    click.echo(f"{path}: repaired {len(result.findings)} spot(s){note}", err=True)
+
+
+def _check_usage(
+    paths: tuple[str, ...],
+    *,
+    check: bool,
+    fmt: str,
+    to_stdout: bool,
+    as_json: bool,
+    in_place: bool,
+    no_backup: bool,
+    review_path: str | None,
+) -> None:
+    """Exit 2 with a one-line reason when the options do not go together, before any file is read.
+
+    ``as_json`` is whether --json was given with a report of its own (--check, --diff, --mark).
+    """
+    if check and in_place:
+        _fail("--check only reports; it cannot be combined with --in-place", 2)
+    if fmt != "text" and not check:
+        _fail(f"--format {fmt} reports findings: give --check", 2)
+    if as_json:
+        _fail("--json is a report of its own: drop --check, --diff and --mark", 2)
+    if to_stdout:
+        folder = next((path for path in paths if is_folder(path)), None)
+        if folder is not None:
+            _fail(f"{folder} is a folder: give --in-place, --check, --diff, --mark or --json", 2)
+        if len(paths) > 1:
+            _fail(
+                "several files: give --in-place, --check, --diff, --mark or --json (stdout takes one file)", 2
+            )
+    if no_backup and not in_place:
+        _fail("--no-backup only makes sense with --in-place", 2)
+    if in_place and "-" in paths:
+        _fail("cannot rewrite stdin in place; drop --in-place to write the repair to stdout", 2)
+    if review_path is not None and any(_same_file(review_path, path) for path in paths if path != "-"):
+        _fail(f"--review {review_path}: that is a file to repair; write the review elsewhere", 2)
+
+
+def _write_review(path: str, reviewed: list[tuple[str, Repaired, list[Doubt]]], threshold: float) -> None:
+    """Write the ``--review`` page: HTML for .html/.htm, else Markdown; a file it replaces is kept."""
+    html = path.lower().endswith((".html", ".htm"))
+    page = review_html(reviewed, threshold) if html else review_markdown(reviewed, threshold)
+    try:
+        atomic_write(path, page, backup=True)
+    except WriteError as error:
+        _fail(str(error), error.exit_code)
+
+
+def _same_file(first: str, second: str) -> bool:
+    try:
+        return Path(first).resolve() == Path(second).resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
+def _describe(doubt: Doubt) -> str:
+    """One line of ``--mark``: ``line:column: doubt 'X' (confidence 0.62; or: Y 0.30, Z 0.08)``."""
+    others = ", ".join(f"{a.char!r} {a.probability:.2f}" for a in doubt.alternatives[:4]) or "none"
+    return (
+        f"{doubt.line}:{doubt.column}: doubt {doubt.char!r} from {doubt.damaged!r} "
+        f"(confidence {doubt.confidence:.2f}; or: {others})"
+    )
+
+
+def _report(name: str, text: str, result: Repaired, found: list[Doubt]) -> dict[str, object]:
+    """One file of the ``--json`` report."""
+    return {
+        "path": name,
+        "changed": result.text != text,
+        "findings": [finding.to_dict() for finding in result.findings],
+        "doubts": [
+            {
+                "line": d.line,
+                "column": d.column,
+                "offset": d.offset,
+                "char": d.char,
+                "damaged": d.damaged,
+                "confidence": d.confidence,
+                "alternatives": [{"char": a.char, "probability": a.probability} for a in d.alternatives],
+            }
+            for d in found
+        ],
+    }

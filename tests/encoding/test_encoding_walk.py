@@ -77,7 +77,7 @@ def test_in_place_over_a_folder_touches_only_its_text_files(tree: Path, tmp_path
 def test_a_folder_to_stdout_is_wrong_usage(tree: Path) -> None:
     result = run(str(tree))
     assert result.exit_code == 2
-    assert f"{tree} is a folder: give --in-place, --check or --diff" in result.output
+    assert f"{tree} is a folder: give --in-place, --check, --diff" in result.output
 
 
 def test_an_empty_folder_is_said(tmp_path: Path) -> None:
