@@ -17,6 +17,7 @@ from metrics_registry.findings import Finding
 from metrics_registry.registry import Entry, Registry, RegistryError
 
 if TYPE_CHECKING:
+    from metrics_registry.concepts import ConceptList
     from metrics_registry.loader import LoadedFile
 
 # one registry file, or several
@@ -55,7 +56,7 @@ def registry_paths(
     return list(unique)
 
 
-def _build(files: list[LoadedFile]) -> Registry:
+def _build(files: list[LoadedFile], concepts: ConceptList | None = None) -> Registry:
     families = {}
     entries = []
     for loaded in files:
@@ -65,7 +66,7 @@ def _build(files: list[LoadedFile]) -> Registry:
         families[family.id] = family
         for index, metric in loaded.metrics:
             entries.append(Entry(metric, family, loaded.path, loaded.metric_line(index)))
-    return Registry(families, entries)
+    return Registry(families, entries, concepts.concepts if concepts is not None else None)
 
 
 def validate(
@@ -91,11 +92,16 @@ def validate(
             return hit[0], list(hit[1])
     # imported only on a cache miss: checking is what the cache saves
     from metrics_registry.checks import run_checks
+    from metrics_registry.concepts import builtin_concepts
     from metrics_registry.loader import load_file
 
     files = [load_file(path) for path in paths]
-    registry = _build(files)
+    # The concept list is the package's own, whichever files are loaded: the ids are a closed list.
+    # (It is package data, so the cache key's code fingerprint covers it.)
+    concepts = builtin_concepts()
+    registry = _build(files, concepts)
     findings = [finding for loaded in files for finding in loaded.findings]
+    findings.extend(concepts.findings)
     findings.extend(run_checks(files, registry))
     if key is not None:
         cache.write(key, (registry, findings))

@@ -24,6 +24,11 @@ from metrics_registry.loader import LoadedFile
 from metrics_registry.markup import check_markup
 from metrics_registry.models import Metric
 from metrics_registry.registry import Registry, anchor
+from metrics_registry.semantic_checks import (
+    check_concepts,
+    check_condition_versions,
+    check_known_issue_versions,
+)
 
 __all__ = ["CHECKS", "ReferenceTarget", "find_reference", "latex_problem", "reference_coverage", "run_checks"]
 
@@ -611,6 +616,9 @@ CHECKS: list[Check] = [
     check_placeholders,
     check_references_implemented,
     check_markup,
+    check_concepts,
+    check_known_issue_versions,
+    check_condition_versions,
 ]
 
 

@@ -128,6 +128,25 @@ RULES: dict[str, Rule] = _rules(
         Severity.warning,
         "A metric marked computable: false has a reference or worked examples.",
     ),
+    # What values mean (metrics_registry/concepts.py, metrics_registry/semantic_checks.py).
+    Rule(
+        "MR160",
+        "unknown-concept",
+        Severity.error,
+        "A metric's concept is not in the closed list (metrics_registry/data/concepts/concepts.yaml).",
+    ),
+    Rule(
+        "MR161",
+        "invalid-concept-list",
+        Severity.error,
+        "The concept list cannot be read, or a concept is invalid, listed twice or has an unknown parent.",
+    ),
+    Rule(
+        "MR162",
+        "versions-outside-metric",
+        Severity.warning,
+        "A known issue or a healthy rule's condition names only releases that do not log the metric.",
+    ),
     # Text files of the project (metrics_registry/textfiles.py).
     Rule(
         "MR140",

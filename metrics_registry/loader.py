@@ -106,15 +106,23 @@ def _field_path(loc: Loc) -> str:
 
 
 def _known_fields(loc: Loc) -> list[str]:
-    from metrics_registry import models
+    from metrics_registry import conditions, models, semantics
 
     parent = loc[-2] if len(loc) >= 2 else None
     by_parent: dict[Any, type] = {
         "family": models.FamilyInfo,
         "aggregation": models.Aggregation,
         "versions": models.VersionRange,
+        "affects": models.VersionRange,
         "gated_by": models.Gate,
         "changes": models.Change,
+        "meaning_depends_on": semantics.MeaningDependency,
+        "known_issues": semantics.KnownIssue,
+        "reduction": semantics.ReductionStep,
+        "config": conditions.ConfigCondition,
+        "when": conditions.ConfigCondition,
+        "applies_when": conditions.Condition,
+        "except_when": conditions.Condition,
     }
     if len(loc) == 1:
         return list(models.RegistryFile.model_fields)

@@ -25,6 +25,7 @@ __all__ = ["run_annotations"]
 _LEVELS: dict[str, Level] = {"error": "error", "warning": "warning", "info": "note"}
 _LOG_PAGE = "tools/check-run/#broken-empty-and-unknown-logs"
 _KEYS_PAGE = "tools/check-run/#how-keys-are-identified"
+_RELEASE_PAGE = "tools/check-run/#release-and-configuration"
 
 
 def _kind_rule(kind: str, loc: Localizer) -> RuleInfo:
@@ -36,6 +37,10 @@ def _kind_rule(kind: str, loc: Localizer) -> RuleInfo:
         "nul-bytes": (_("NUL bytes were removed from rows of the log before reading them."), _LOG_PAGE),
         "unterminated": (_("The last row of the log has no line break after it: it may be cut."), _LOG_PAGE),
         "nothing-checked": (_("No series of the log could be checked against the registry."), _LOG_PAGE),
+        "known-issue": (
+            _("The release the run used logs a wrong value for this key: a known bug."),
+            _RELEASE_PAGE,
+        ),
         "legacy-key": (_("An old name of a metric that has a successor."), _KEYS_PAGE),
         "unknown-key": (_("A logged key the registry does not know."), _KEYS_PAGE),
         "ambiguous-key": (_("A key several families log with different meanings."), _KEYS_PAGE),

@@ -18,10 +18,15 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from metrics_registry.describe import (
     describe_across_processes,
     describe_category,
+    describe_issue_effect,
     describe_reduce,
+    describe_reduction_level,
+    describe_reduction_op,
     describe_rule,
+    describe_rule_conditions,
     describe_unit,
 )
+from metrics_registry.concepts import lineage
 from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.keys import Reference
 from metrics_registry.models import FamilyInfo
@@ -31,6 +36,7 @@ from metrics_registry.site.sanitize import markdown_text
 from metrics_registry.site.source import example_code, reference_source
 
 if TYPE_CHECKING:
+    from metrics_registry.concepts import Concept
     from metrics_registry.i18n.translate import Translator, UiTranslations
 
 __all__ = ["GeneratedPages", "generate_pages"]
@@ -138,9 +144,24 @@ def _environment(
         """Items of a list run together with the language's separator (Chinese: 、)."""
         return gettext(", ").join(items)
 
+    def concept_tx(concept: Concept, field: str) -> str:
+        return translator.text(concept, field) if translator is not None else str(getattr(concept, field))
+
+    def rule_conditions(rule: object, entry: Entry) -> str:
+        return describe_rule_conditions(rule, gettext, versions_of(entry), _code)
+
     env.filters["cell"] = _cell
     env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
+    env.filters["condition_code"] = lambda condition: _code(condition.text())
     env.globals.update(
+        concepts=registry.concepts,
+        concept_tx=concept_tx,
+        concept_parents=lambda concept: lineage(registry.concepts, concept.id)[1:],
+        level_label=lambda value: describe_reduction_level(value, gettext),
+        op_label=lambda value: describe_reduction_op(value, gettext),
+        effect_label=lambda value: describe_issue_effect(value, gettext),
+        rule_conditions=rule_conditions,
+        versions_of=versions_of,
         link=link,
         ref_label=lambda reference: str(Reference.parse(reference)),
         rule_text=lambda rule: describe_rule(rule, gettext),
@@ -160,6 +181,16 @@ def _environment(
         alternatives=lambda spot: ", ".join(f"{a.char} {a.probability:.2f}" for a in spot.alternatives[1:4]),
     )
     return env
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span."""
+    return f"`{text}`"
+
+
+def versions_of(entry: Entry) -> str:
+    """Whose releases the entry's version numbers count: ``TRL`` or the extension's project."""
+    return "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
 
 
 def _api_link(reference: str) -> str:

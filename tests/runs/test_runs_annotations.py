@@ -45,3 +45,17 @@ def test_log_problems_point_at_their_line_or_byte() -> None:
     assert first.message.startswith("[r1] NUL bytes removed from 2 lines of run.csv")
     assert (second.path, second.line, second.byte_offset) == (Path("events.out"), None, 5696)
     assert second.rule.help_page == "en/tools/check-run/#broken-empty-and-unknown-logs"
+
+
+def test_every_kind_of_finding_has_a_rule() -> None:
+    """A new kind of finding without a rule here would stop --format github|sarif with a KeyError."""
+    from typing import get_args
+
+    from metrics_registry.runs.annotations import _kind_rule
+    from metrics_registry.runs.check import FindingKind
+
+    loc = Localizer("zh")
+    for kind in get_args(FindingKind):
+        if kind != "rule":
+            rule = _kind_rule(kind, loc)
+            assert rule.id == kind and rule.description and rule.help_page.startswith("zh/tools/check-run/#")
