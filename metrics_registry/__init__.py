@@ -47,7 +47,20 @@ _LAZY = {
 }
 
 
+def _version() -> str:
+    """pyproject.toml's version, read from the installed distribution: the one source."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("metrics-registry")
+    except PackageNotFoundError:  # a source tree on sys.path that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # looked up on first use: importlib.metadata costs ~30 ms
+        globals()[name] = _version()
+        return globals()[name]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'metrics_registry' has no attribute {name!r}")
@@ -59,7 +72,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY, "__version__"})
 
 
 __all__ = [
@@ -80,4 +93,3 @@ __all__ = [
     "registry_paths",
     "validate",
 ]
-__version__ = "0.1.0"

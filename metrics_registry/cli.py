@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metrics_registry import __version__
 from metrics_registry.clierrors import fail, user_errors
 
 if TYPE_CHECKING:
@@ -80,7 +79,8 @@ class _LazyGroup(click.Group):
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="metrics-registry")
+# the version is read from the installed metadata only when --version is given
+@click.version_option(package_name="metrics-registry", prog_name="metrics-registry")
 @click.option(
     "--registry",
     "extra",
@@ -100,7 +100,15 @@ def cli(ctx: click.Context, extra: tuple[Path, ...], no_config: bool) -> None:
 
 
 @cli.command(name="validate")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github", "sarif"]),
+    default="text",
+    show_default=True,
+    help="text: one line per finding; json: the findings as data; github: GitHub Actions workflow"
+    " annotations; sarif: a SARIF 2.1.0 log for code scanning (docs/en/tools/ci.md).",
+)
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 @click.option(
     "--stats", is_flag=True, help="Also print how many computable metrics have a reference and an example."
@@ -117,7 +125,12 @@ def validate_command(obj: _Context, fmt: str, strict: bool, stats: bool) -> None
         coverage = reference_coverage(registry)
     errors = [f for f in findings if f.is_error]
     warnings = [f for f in findings if not f.is_error]
-    if fmt == "json":
+    if fmt in {"github", "sarif"}:
+        from metrics_registry.annotations import finding_annotations
+        from metrics_registry.reporting import render, site_url_from_env
+
+        click.echo(render(fmt, finding_annotations(findings), site_url=site_url_from_env()), nl=False)  # type: ignore[arg-type]
+    elif fmt == "json":
         click.echo(
             json.dumps(
                 {

@@ -241,11 +241,20 @@ class Finding:
         data["name"] = self.name
         return data
 
+    def about(self) -> str:
+        """``[key.field]``, ``[key]`` or ``[field]``: what the finding is about ('' when nothing)."""
+        if self.key:
+            return f"[{self.key}{'.' + self.field if self.field else ''}]"
+        return f"[{self.field}]" if self.field else ""
+
     def format(self) -> str:
         """One line for a terminal: location, severity, rule, message, fix."""
-        where = self.location()
-        about = f" [{self.key}{'.' + self.field if self.field else ''}]" if self.key else ""
-        if not self.key and self.field:
-            about = f" [{self.field}]"
+        about = f" {self.about()}" if self.about() else ""
         severity = Severity(self.severity).value
-        return f"{where}: {severity} {self.rule} {self.name}{about}: {self.message}. Fix: {self.fix}"
+        where = self.location()
+        line = f"{where}: {severity} {self.rule} {self.name}{about}: {self.message}. Fix: {self.fix}"
+        # One line, whatever the file holds: a line break in a field name would start a line of
+        # its own (in a CI log, a forged '::error' workflow command); other controls escaped too.
+        from metrics_registry.terminal import printable  # rich, only when printing
+
+        return printable(line).replace("\n", "\\n")

@@ -9,11 +9,10 @@ language: ``<site>/<lang>/reference/<family>/#<anchor>``. MkDocs serves
 from __future__ import annotations
 
 from metrics_registry.registry import Entry
+from metrics_registry.reporting import SITE_URL_ENV
 
 __all__ = ["DEFAULT_SITE_URL", "SITE_URL_ENV", "metric_url"]
 
-#: Environment variable that sets the site's base URL for the commands that print links.
-SITE_URL_ENV = "METRICS_REGISTRY_SITE_URL"
 #: Relative to the site root when no base URL is configured.
 DEFAULT_SITE_URL = ""
 

@@ -11,37 +11,46 @@ import difflib
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from metrics_registry.encoding import domain
+from metrics_registry.encoding.annotations import damage_annotation, unreadable_annotation
 from metrics_registry.encoding.domain import DomainModel, DomainModelError
 from metrics_registry.encoding.markup import markup_for
 from metrics_registry.encoding.repair import Repaired, repair_with_findings
 from metrics_registry.encoding.review import DEFAULT_THRESHOLD, Doubt, doubts, review_html, review_markdown
+from metrics_registry.encoding.walk import WalkError, is_folder, text_files
 from metrics_registry.encoding.word_ngrams import WordModelError
 from metrics_registry.fileio import WriteError, atomic_write
+from metrics_registry.reporting import Annotation, render, site_url_from_env
 
 __all__ = ["fix_encoding"]
 
 _PROG = "metrics-registry fix-encoding"
 
 
-def _fail(message: str, code: int = 1) -> None:
+def _fail(message: str, code: int = 1) -> NoReturn:
     click.echo(f"{_PROG}: error: {message}", err=True)
     sys.exit(code)
+
+
+class _Unreadable(Exception):
+    """A file that cannot be read as UTF-8 text; the message names it and the fix."""
 
 
 def _read(path: str) -> str:
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as error:
-        _fail(f"{path}: {error.strerror or error}")
+        raise _Unreadable(f"{path}: {error.strerror or error}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        _fail(f"{path}: not UTF-8 text (byte {error.start}); decode it as UTF-8 first, then repair")
-    raise AssertionError  # unreachable: _fail exits
+        raise _Unreadable(
+            f"{path}: not UTF-8 text (byte {error.start}); decode it as UTF-8 first, then repair"
+        ) from None
 
 
 def _field_counts(paths: tuple[str, ...]) -> DomainModel | None:
@@ -49,16 +58,44 @@ def _field_counts(paths: tuple[str, ...]) -> DomainModel | None:
     bundled = domain.active()
     if not paths:
         return bundled
-    own = DomainModel.from_texts(_read(path) for path in paths)
+    try:
+        own = DomainModel.from_texts([_read(path) for path in paths])
+    except _Unreadable as error:
+        _fail(str(error))
     return own if bundled is None else bundled.plus(own)
 
 
+def _expand(paths: tuple[str, ...]) -> list[str]:
+    """``paths`` with every folder replaced by the text files under it (:mod:`.walk`)."""
+    files: list[str] = []
+    for path in paths:
+        if not is_folder(path):
+            files.append(path)
+            continue
+        try:
+            found = list(text_files(path))
+        except WalkError as error:
+            _fail(f"{error.filename or path}: {error.strerror or error}")
+        if not found:
+            click.echo(f"{_PROG}: warning: {path}: no text file in this folder", err=True)
+        files.extend(found)
+    return files
+
+
 @click.command(name="fix-encoding", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option(
     "--check",
     is_flag=True,
     help="Only list the damage found, one line each; exit 1 when there is some.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github", "sarif"]),
+    default="text",
+    show_default=True,
+    help="With --check: lines for a terminal, GitHub Actions workflow annotations, or a SARIF 2.1.0 log.",
 )
 @click.option(
     "--diff", "show_diff", is_flag=True, help="Print a unified diff of the repairs; change no file."
@@ -110,6 +147,7 @@ def _field_counts(paths: tuple[str, ...]) -> DomainModel | None:
 def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     paths: tuple[str, ...],
     check: bool,
+    fmt: str,
     show_diff: bool,
     in_place: bool,
     no_backup: bool,
@@ -128,7 +166,13 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     Without options the repaired text goes to stdout (one PATH only).
     --check prints PATH:LINE:COLUMN: KIND 'damaged' -> 'repaired' for each
     finding; where a byte was lost, the readings weighed and their
-    probabilities follow.
+    probabilities follow. With --format github or sarif, --check prints
+    the findings for a CI system instead.
+
+    A folder PATH stands for the text files under it (.md, .po, .pot, .yaml,
+    .yml, .txt), skipping the folders .git, node_modules, .venv and site;
+    symbolic links in it are not followed. A file that cannot be read is
+    reported and the other files are still done.
 
     Chinese that lost bytes is read with word models; --context adds the
     words of your own clean documents (say, the other pages of the same
@@ -143,21 +187,32 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     Exit status: 0 done (or nothing found), 1 damage found by --check or a
     file that cannot be read or written, 2 wrong usage.
     """
-    _check_usage(paths, check=check, in_place=in_place, no_backup=no_backup, review_path=review_path)
+    to_stdout = not (check or show_diff or in_place or mark or as_json)
+    _check_usage(
+        paths,
+        check=check,
+        fmt=fmt,
+        to_stdout=to_stdout,
+        as_json=as_json and (check or show_diff or mark),
+        in_place=in_place,
+        no_backup=no_backup,
+        review_path=review_path,
+    )
     try:
         field = _field_counts(context)
     except DomainModelError as error:
         _fail(str(error))
-    if as_json and (check or show_diff or mark):
-        _fail("--json is a report of its own: drop --check, --diff and --mark", 2)
-    to_stdout = not (check or show_diff or in_place or mark or as_json)
-    if to_stdout and len(paths) > 1:
-        _fail("several files: give --in-place, --check, --diff, --mark or --json (stdout takes one file)", 2)
-    damaged = False
+    damaged = failed = False
+    annotations: list[Annotation] = []
     reviewed: list[tuple[str, Repaired, list[Doubt]]] = []
     report: list[dict[str, object]] = []
-    for path in paths:
-        text = _read(path)
+    for path in _expand(paths):
+        try:
+            text = _read(path)
+        except _Unreadable as error:
+            annotations.append(_unreadable(path, error, stop=to_stdout))
+            failed = True
+            continue
         try:
             with domain.using(field):
                 result = repair_with_findings(text, markup=markup_for(path))
@@ -170,44 +225,84 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
             report.append(_report(name, text, result, found))
         if check:
             for finding in result.findings:
-                click.echo(f"{path}:{finding.describe()}")
+                if fmt == "text":
+                    click.echo(f"{path}:{finding.describe()}")
+                annotations.append(damage_annotation(path, finding))
             damaged = damaged or bool(result.findings)
         for doubt in found if mark else ():
             click.echo(f"{name}:{_describe(doubt)}")  # characters by repr(): no control reaches a terminal
         if show_diff and result.text != text:
-            lines = difflib.unified_diff(
-                text.splitlines(keepends=True),
-                result.text.splitlines(keepends=True),
-                f"a/{name}",
-                f"b/{name}",
-            )
-            click.echo("".join(lines), nl=False)
+            _print_diff(name, text, result.text)
         if in_place and result.text != text:
-            try:
-                # through a symlink to its target; a hard-linked file in place (see fileio)
-                backup = atomic_write(path, result.text, backup=not no_backup)
-            except WriteError as error:
-                _fail(str(error), error.exit_code)
-            kept = f" (original kept as {backup})" if backup else ""
-            click.echo(f"{path}: repaired {len(result.findings)} spot(s){kept}", err=True)
+            _rewrite(path, result, backup=not no_backup)
         if to_stdout:
-            stream = sys.stdout.buffer
-            stream.write(result.text.encode("utf-8"))
-            stream.flush()
+            sys.stdout.buffer.write(result.text.encode("utf-8"))
+            sys.stdout.buffer.flush()
+    if check and fmt != "text":
+        click.echo(render(fmt, annotations, site_url=site_url_from_env()), nl=False)  # type: ignore[arg-type]
     if as_json:
         click.echo(json.dumps({"threshold": threshold, "files": report}, ensure_ascii=False, indent=2))
     if review_path is not None:
         _write_review(review_path, reviewed, threshold)
-    if check and damaged:
+    if (check and damaged) or failed:
         sys.exit(1)
 
 
+def _unreadable(path: str, error: _Unreadable, *, stop: bool) -> Annotation:
+    """Say that ``path`` cannot be read: the end of the command when it writes to stdout, else one
+    error line, and the other files are still done."""
+    if stop:
+        _fail(str(error))
+    click.echo(f"{_PROG}: error: {error}", err=True)
+    return unreadable_annotation(path, str(error))
+
+
+def _print_diff(name: str, text: str, repaired: str) -> None:
+    lines = difflib.unified_diff(
+        text.splitlines(keepends=True), repaired.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    click.echo("".join(lines), nl=False)
+
+
+def _rewrite(path: str, result: Repaired, *, backup: bool) -> None:
+    """Write the repair over ``path``: through a symlink to its target, a hard-linked file in place."""
+    try:
+        kept = atomic_write(path, result.text, backup=backup)
+    except WriteError as error:
+        _fail(str(error), error.exit_code)
+    note = f" (original kept as {kept})" if kept else ""
+    click.echo(f"{path}: repaired {len(result.findings)} spot(s){note}", err=True)
+
+
 def _check_usage(
-    paths: tuple[str, ...], *, check: bool, in_place: bool, no_backup: bool, review_path: str | None
+    paths: tuple[str, ...],
+    *,
+    check: bool,
+    fmt: str,
+    to_stdout: bool,
+    as_json: bool,
+    in_place: bool,
+    no_backup: bool,
+    review_path: str | None,
 ) -> None:
-    """Exit 2 with a one-line reason when the options do not go together."""
+    """Exit 2 with a one-line reason when the options do not go together, before any file is read.
+
+    ``as_json`` is whether --json was given with a report of its own (--check, --diff, --mark).
+    """
     if check and in_place:
         _fail("--check only reports; it cannot be combined with --in-place", 2)
+    if fmt != "text" and not check:
+        _fail(f"--format {fmt} reports findings: give --check", 2)
+    if as_json:
+        _fail("--json is a report of its own: drop --check, --diff and --mark", 2)
+    if to_stdout:
+        folder = next((path for path in paths if is_folder(path)), None)
+        if folder is not None:
+            _fail(f"{folder} is a folder: give --in-place, --check, --diff, --mark or --json", 2)
+        if len(paths) > 1:
+            _fail(
+                "several files: give --in-place, --check, --diff, --mark or --json (stdout takes one file)", 2
+            )
     if no_backup and not in_place:
         _fail("--no-backup only makes sense with --in-place", 2)
     if in_place and "-" in paths:

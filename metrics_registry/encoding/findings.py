@@ -81,7 +81,10 @@ class Finding:
 
     def describe(self) -> str:
         """One line for a terminal: ``line:column: kind 'damaged' -> 'fixed' (details)``."""
-        where = f"{self.line}:{self.column}"
+        return f"{self.line}:{self.column}: {self.summary()}"
+
+    def summary(self) -> str:
+        """What :meth:`describe` says after the position: ``kind 'damaged' -> 'fixed' (details)``."""
         original = _short(self.original)
         if self.kind is Kind.UNREPAIRED:
             what = f"{original} left as is: no reading is plausible"
@@ -97,7 +100,7 @@ class Finding:
             ]
             details.extend(options[:3])
         suffix = f" ({'; '.join(details)})" if details else ""
-        return f"{where}: {self.kind.value} {what}{suffix}"
+        return f"{self.kind.value} {what}{suffix}"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

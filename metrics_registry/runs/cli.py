@@ -144,7 +144,13 @@ def _check_runs(
     " hold for it are skipped, and known issues it avoids are not reported.",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown", "github", "sarif"]),
+    default="text",
+    show_default=True,
+    help="text: a report for a terminal; json: data; markdown: a report to publish; github: GitHub"
+    " Actions workflow annotations; sarif: a SARIF 2.1.0 log for code scanning.",
 )
 @click.option("--lang", type=click.Choice(["en", "vi", "zh"]), default="en", show_default=True)
 @click.option(
@@ -214,6 +220,11 @@ def check_run_command(
         text: str | None = render_json(reports, loc)
     elif fmt == "markdown":
         text = render_markdown(reports, loc)
+    elif fmt in {"github", "sarif"}:
+        from metrics_registry.reporting import render
+        from metrics_registry.runs.annotations import run_annotations
+
+        text = render(fmt, run_annotations(reports, loc), site_url=site_url)  # type: ignore[arg-type]
     else:
         text = None
     if output is not None:
