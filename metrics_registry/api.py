@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from metrics_registry.checks import run_checks
 from metrics_registry.config import builtin_paths, configured_paths
 from metrics_registry.findings import Finding
-from metrics_registry.loader import LoadedFile, load_file
 from metrics_registry.registry import Entry, Registry, RegistryError
+
+if TYPE_CHECKING:
+    from metrics_registry.concepts import ConceptList
+    from metrics_registry.loader import LoadedFile
 
 # one registry file, or several
 PathOrPaths = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
@@ -53,7 +56,7 @@ def registry_paths(
     return list(unique)
 
 
-def _build(files: list[LoadedFile]) -> Registry:
+def _build(files: list[LoadedFile], concepts: ConceptList | None = None) -> Registry:
     families = {}
     entries = []
     for loaded in files:
@@ -63,7 +66,7 @@ def _build(files: list[LoadedFile]) -> Registry:
         families[family.id] = family
         for index, metric in loaded.metrics:
             entries.append(Entry(metric, family, loaded.path, loaded.metric_line(index)))
-    return Registry(families, entries)
+    return Registry(families, entries, concepts.concepts if concepts is not None else None)
 
 
 def validate(
@@ -72,14 +75,36 @@ def validate(
     include_configured: bool = False,
     builtin: bool = True,
 ) -> tuple[Registry, list[Finding]]:
-    """Load every file and run every check; never raises for bad content."""
-    files = [
-        load_file(path)
-        for path in registry_paths(extra_paths, include_configured=include_configured, builtin=builtin)
-    ]
-    registry = _build(files)
+    """Load every file and run every check; never raises for bad content.
+
+    The result is kept in the user's cache (`metrics_registry.cache`),
+    keyed by the files' content and this package's code, so the next call
+    with the same files is a read.
+    """
+    from metrics_registry import cache
+    from metrics_registry.config import MAX_FILE_BYTES
+
+    paths = registry_paths(extra_paths, include_configured=include_configured, builtin=builtin)
+    key = cache.cache_key(paths, MAX_FILE_BYTES)
+    if key is not None:
+        hit = cache.read(key)
+        if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], Registry):
+            return hit[0], list(hit[1])
+    # imported only on a cache miss: checking is what the cache saves
+    from metrics_registry.checks import run_checks
+    from metrics_registry.concepts import builtin_concepts
+    from metrics_registry.loader import load_file
+
+    files = [load_file(path) for path in paths]
+    # The concept list is the package's own, whichever files are loaded: the ids are a closed list.
+    # (It is package data, so the cache key's code fingerprint covers it.)
+    concepts = builtin_concepts()
+    registry = _build(files, concepts)
     findings = [finding for loaded in files for finding in loaded.findings]
+    findings.extend(concepts.findings)
     findings.extend(run_checks(files, registry))
+    if key is not None:
+        cache.write(key, (registry, findings))
     return registry, findings
 
 

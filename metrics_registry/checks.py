@@ -21,8 +21,14 @@ from packaging.version import Version
 from metrics_registry.findings import Finding
 from metrics_registry.keys import Reference, template_problem
 from metrics_registry.loader import LoadedFile
+from metrics_registry.markup import check_markup
 from metrics_registry.models import Metric
 from metrics_registry.registry import Registry, anchor
+from metrics_registry.semantic_checks import (
+    check_concepts,
+    check_condition_versions,
+    check_known_issue_versions,
+)
 
 __all__ = ["CHECKS", "ReferenceTarget", "find_reference", "latex_problem", "reference_coverage", "run_checks"]
 
@@ -609,6 +615,10 @@ CHECKS: list[Check] = [
     check_rule_ids,
     check_placeholders,
     check_references_implemented,
+    check_markup,
+    check_concepts,
+    check_known_issue_versions,
+    check_condition_versions,
 ]
 
 

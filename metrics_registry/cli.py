@@ -10,18 +10,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from metrics_registry import __version__
-from metrics_registry.api import load, registry_paths, validate
 from metrics_registry.clierrors import fail, user_errors
-from metrics_registry.config import ConfigError
-from metrics_registry.encoding.domain import DomainModelError
-from metrics_registry.encoding.word_ngrams import WordModelError
-from metrics_registry.i18n import I18nError
-from metrics_registry.registry import Registry, RegistryError
+
+if TYPE_CHECKING:
+    from metrics_registry.registry import Registry
 
 __all__ = ["main"]
 
@@ -32,33 +29,56 @@ class _Context:
         self.use_config = use_config
 
     def validate(self, *, translations: bool = False) -> tuple[Registry, list]:
-        """Validate the registry; with ``translations``, the project's catalogs too."""
-        from metrics_registry.textfiles import check_text_files, project_text_files
+        """Validate the registry; with ``translations``, the project's text files and catalogs too."""
+        from metrics_registry.project import validate_project
 
-        registry, findings = validate(self.extra, include_configured=self.use_config)
-        files = registry_paths(self.extra, include_configured=self.use_config)
-        if translations and self.use_config:
-            from metrics_registry.config import find_project_config
-
-            config = find_project_config()
-            if config is not None:
-                files += list(project_text_files(config.parent))
-            if config is not None and (config.parent / "i18n").is_dir():
-                from metrics_registry.i18n.qa import check_catalogs
-
-                findings.extend(check_catalogs(config.parent))
-        # a device or a pipe given as a registry file is already reported by the loader (MR106)
-        findings.extend(check_text_files(path for path in files if path.is_file()))
-        return registry, findings
+        return validate_project(self.extra, use_config=self.use_config, translations=translations)
 
     def load(self) -> Registry:
+        from metrics_registry.api import load
+
         return load(self.extra, include_configured=self.use_config)
 
 
-_user_errors = user_errors(RegistryError, ConfigError, WordModelError, DomainModelError, I18nError)
+_user_errors = user_errors(
+    "metrics_registry.registry:RegistryError",
+    "metrics_registry.config:ConfigError",
+    "metrics_registry.encoding.word_ngrams:WordModelError",
+    "metrics_registry.encoding.domain:DomainModelError",
+    "metrics_registry.i18n:I18nError",
+)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose big subcommands are imported only when run (or listed by --help).
+
+    ``metrics-registry explain`` need not import the encoding repairer, the
+    translation tools or the log readers; this is click's documented pattern
+    for lazily loaded subcommands.
+    """
+
+    #: command name -> "module:attribute"
+    lazy_commands: dict[str, str] = {  # noqa: RUF012 - read-only table
+        "check-run": "metrics_registry.runs.cli:check_run_command",
+        "diff": "metrics_registry.diff.cli:diff_command",
+        "fix-encoding": "metrics_registry.encoding.cli:fix_encoding",
+        "i18n": "metrics_registry.i18n.cli:i18n_group",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = self.lazy_commands.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        import importlib
+
+        module_name, _, attribute = target.partition(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="metrics-registry")
 @click.option(
     "--registry",
@@ -88,10 +108,12 @@ def cli(ctx: click.Context, extra: tuple[Path, ...], no_config: bool) -> None:
 @_user_errors
 def validate_command(obj: _Context, fmt: str, strict: bool, stats: bool) -> None:
     """Check every registry file; exit 1 when there are errors."""
-    from metrics_registry.checks import reference_coverage
-
     registry, findings = obj.validate(translations=True)
-    coverage = reference_coverage(registry) if stats else None
+    coverage = None
+    if stats:
+        from metrics_registry.checks import reference_coverage
+
+        coverage = reference_coverage(registry)
     errors = [f for f in findings if f.is_error]
     warnings = [f for f in findings if not f.is_error]
     if fmt == "json":
@@ -176,6 +198,8 @@ def explain(obj: _Context, key: str, family: str | None, trl_version: str | None
     matches = registry.find(key, family=family, trl_version=trl_version)
     if not matches:
         raise UnknownMetricError(registry_hint(registry, key, family, trl_version))
+    from rich.console import Console
+
     render_matches(matches, registry, Console(soft_wrap=False))
 
 
@@ -247,6 +271,8 @@ def new(obj: _Context, key: str, family: str, no_backup: bool) -> None:
     from metrics_registry.scaffold import add_metric
 
     candidates = {}
+    from metrics_registry.api import registry_paths
+
     for path in registry_paths(obj.extra, include_configured=obj.use_config):
         loaded = load_file(path)
         if loaded.family is not None:
@@ -306,19 +332,6 @@ def serve(obj: _Context, port: int) -> None:
     from metrics_registry.site.serve import serve_site
 
     serve_site(obj.load, port=port)
-
-
-from metrics_registry.encoding.cli import fix_encoding  # noqa: E402
-from metrics_registry.i18n.cli import i18n_group  # noqa: E402
-
-cli.add_command(i18n_group, name="i18n")
-cli.add_command(fix_encoding, name="fix-encoding")
-
-from metrics_registry.diff.cli import diff_command  # noqa: E402
-from metrics_registry.runs.cli import check_run_command  # noqa: E402
-
-cli.add_command(diff_command, name="diff")
-cli.add_command(check_run_command, name="check-run")
 
 
 def main() -> None:

@@ -25,11 +25,30 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
-def user_errors(*expected: type[BaseException]) -> Callable[[F], F]:
+def _is_expected(error: BaseException, expected: tuple[type[BaseException] | str, ...]) -> bool:
+    for spec in expected:
+        kind: type[BaseException] | None
+        if isinstance(spec, str):
+            # "module:Class", looked up only if the module was imported: an error of a
+            # module no code loaded cannot have been raised, and a command does not pay
+            # for importing the modules of the others
+            module_name, _, class_name = spec.partition(":")
+            module = sys.modules.get(module_name)
+            kind = getattr(module, class_name, None) if module is not None else None
+        else:
+            kind = spec
+        if kind is not None and isinstance(error, kind):
+            return True
+    return False
+
+
+def user_errors(*expected: type[BaseException] | str) -> Callable[[F], F]:
     """Turn ``expected`` exceptions (and ``OSError``) into :func:`fail`.
 
-    The exit code is the exception's ``exit_code`` attribute when it has one
-    (2 for a refused output path), else 1.
+    An expected exception is a class, or ``"module:Class"`` so that the
+    module is not imported before a command needs it. The exit code is the
+    exception's ``exit_code`` attribute when it has one (2 for a refused
+    output path), else 1.
     """
 
     def decorate(function: F) -> F:
@@ -37,15 +56,22 @@ def user_errors(*expected: type[BaseException]) -> Callable[[F], F]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
                 return function(*args, **kwargs)
-            except expected as error:
-                fail(str(error), getattr(error, "exit_code", 1))
-            except OSError as error:  # fileio.WriteRefused carries exit_code 2 (nothing was touched)
-                reason = error.strerror or str(error)
-                fail(
-                    f"{error.filename}: {reason}" if error.filename else reason,
-                    getattr(error, "exit_code", 1),
-                )
+            except Exception as error:
+                if _is_expected(error, expected):
+                    fail(str(error), getattr(error, "exit_code", 1))
+                if isinstance(error, OSError):
+                    _fail_os(error)
+                raise
 
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _fail_os(error: OSError) -> NoReturn:
+    # fileio.WriteRefused carries exit_code 2 (nothing was touched)
+    reason = error.strerror or str(error)
+    fail(
+        f"{error.filename}: {reason}" if error.filename else reason,
+        getattr(error, "exit_code", 1),
+    )

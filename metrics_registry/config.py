@@ -19,6 +19,10 @@ from pathlib import Path
 
 __all__ = ["ENV_VAR", "ConfigError", "builtin_paths", "configured_paths", "find_project_config"]
 
+# Registry files are untrusted input (a pull request). A file is refused
+# before parsing when larger than this; the built-in ones are ~0.1 MiB.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
 ENV_VAR = "METRICS_REGISTRY_PATH"
 _SECTION = "metrics-registry"
 

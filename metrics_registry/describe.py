@@ -9,13 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from metrics_registry.conditions import Condition
 from metrics_registry.models import ConstantRule, DirectionRule, FiniteRule, RangeRule, SpikeRule
 
 __all__ = [
     "describe_across_processes",
     "describe_category",
+    "describe_condition",
+    "describe_issue_effect",
     "describe_reduce",
+    "describe_reduction_level",
+    "describe_reduction_op",
     "describe_rule",
+    "describe_rule_conditions",
     "describe_unit",
 ]
 
@@ -128,6 +134,89 @@ def describe_unit(value: str, _: Callable[[str], str] = _identity) -> str:
         "distribution": _("distribution"),
     }
     return words.get(_value(value), _value(value))
+
+
+def describe_reduction_level(value: str, _: Callable[[str], str] = _identity) -> str:
+    """A stage of a reduction (``reduction[].level``), in words."""
+    words = {
+        "token": _("token"),
+        "sequence": _("sequence"),
+        "group": _("group of completions"),
+        "micro-batch": _("micro-batch"),
+        "mini-batch": _("mini-batch"),
+        "epoch": _("epoch"),
+        "rank": _("processes (ranks)"),
+        "step": _("step"),
+        "logging-window": _("logging window"),
+    }
+    return words.get(_value(value), _value(value))
+
+
+def describe_reduction_op(value: str, _: Callable[[str], str] = _identity) -> str:
+    """How a stage of a reduction combines values (``reduction[].reduce``), in words."""
+    words = {
+        "mean": _("mean"),
+        "token-weighted-mean": _("token-weighted mean"),
+        "sample-weighted-mean": _("sample-weighted mean"),
+        "mean-of-means": _("mean of means"),
+        "sum": _("sum"),
+        "max": _("maximum"),
+        "min": _("minimum"),
+        "last": _("last value"),
+        "std": _("standard deviation"),
+        "var": _("variance"),
+        "median": _("median"),
+        "count": _("count"),
+        "fraction": _("fraction"),
+        "gather": _("gathered, reduced at a later stage"),
+    }
+    return words.get(_value(value), _value(value))
+
+
+def describe_issue_effect(value: str, _: Callable[[str], str] = _identity) -> str:
+    """What a known issue does to the logged value (``known_issues[].effect``), in words."""
+    words = {
+        "inflated": _("inflated"),
+        "deflated": _("deflated"),
+        "wrong-sign": _("of the wrong sign"),
+        "constant": _("stuck at a constant"),
+        "stale": _("stale"),
+        "wrong": _("wrong"),
+    }
+    return words.get(_value(value), _value(value))
+
+
+def _code_as_is(text: str) -> str:
+    return text
+
+
+def describe_condition(
+    condition: Condition,
+    _: Callable[[str], str] = _identity,
+    who: str = "TRL",
+    code: Callable[[str], str] = _code_as_is,
+) -> str:
+    """``TRL ≥ 0.17.0, < 1.13.0 and num_mini_batches > 1``; ``code`` marks up option conditions."""
+    parts = [condition.versions.text(who)] if condition.versions is not None else []
+    parts += [code(item.text()) for item in condition.config]
+    return _(" and ").join(parts)
+
+
+def describe_rule_conditions(
+    rule: object,
+    _: Callable[[str], str] = _identity,
+    who: str = "TRL",
+    code: Callable[[str], str] = _code_as_is,
+) -> str:
+    """When a healthy rule holds: ``only when ...``, ``not when ...``, both, or ``""``."""
+    parts = []
+    applies = getattr(rule, "applies_when", None)
+    excepted = getattr(rule, "except_when", None)
+    if applies is not None:
+        parts.append(_("only when %(condition)s") % {"condition": describe_condition(applies, _, who, code)})
+    if excepted is not None:
+        parts.append(_("not when %(condition)s") % {"condition": describe_condition(excepted, _, who, code)})
+    return _("; ").join(parts)
 
 
 def _value(value: object) -> str:

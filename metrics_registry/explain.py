@@ -8,15 +8,22 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from metrics_registry.describe import describe_rule
-from metrics_registry.registry import Match, Registry
+from metrics_registry.concepts import lineage
+from metrics_registry.describe import (
+    describe_issue_effect,
+    describe_reduction_level,
+    describe_reduction_op,
+    describe_rule,
+    describe_rule_conditions,
+)
+from metrics_registry.registry import Entry, Match, Registry
 from metrics_registry.terminal import plain, printable
 
 __all__ = ["render_match", "render_matches"]
 
 
-def render_match(match: Match, registry: Registry) -> RenderableType:
-    """A panel with everything the registry knows about one matched metric."""
+def _facts(match: Match, registry: Registry) -> Table:
+    """The two-column table of short facts at the top of the panel."""
     entry, metric = match.entry, match.entry.metric
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold cyan", no_wrap=True)
@@ -42,6 +49,8 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
     if metric.aliases:
         facts.add_row("aliases", plain(", ".join(metric.aliases)))
     facts.add_row("category", plain(metric.category))
+    if metric.concept:
+        facts.add_row("concept", plain(_concept_text(metric.concept, registry)))
     aggregation = metric.aggregation
     facts.add_row(
         "aggregation",
@@ -56,10 +65,7 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
         facts.add_row("crucial", Text("yes: one of the values to watch first", style="bold yellow"))
     if metric.formula:
         facts.add_row("formula", plain(metric.formula, style="green"))
-    for gate in metric.gated_by:
-        facts.add_row(
-            "logged when", plain(f"{gate.option} {gate.condition}" + (f" ({gate.note})" if gate.note else ""))
-        )
+    _meaning_rows(facts, entry)
     for label, refs in (
         ("replaces", metric.replaces),
         ("replaced by", metric.replaced_by),
@@ -71,8 +77,37 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
         facts.add_row("upstream", plain(metric.source))
     if metric.reference:
         facts.add_row("reference", plain(metric.reference))
+    return facts
 
-    parts: list[RenderableType] = [plain(metric.summary, style="italic"), Text(), facts, Text()]
+
+def _meaning_rows(facts: Table, entry: Entry) -> None:
+    """Reduction stages, logging gates and the options that change the meaning."""
+    metric = entry.metric
+    if metric.reduction:
+        stages = [
+            f"{describe_reduction_level(step.level)}: {describe_reduction_op(step.reduce)}"
+            for step in metric.reduction
+        ]
+        facts.add_row("reduction", plain(" → ".join(stages) + " (innermost first)"))
+    for gate in metric.gated_by:
+        facts.add_row(
+            "logged only when",
+            plain(f"{gate.option} {gate.condition}" + (f" ({gate.note})" if gate.note else "")),
+        )
+    for dependency in metric.meaning_depends_on:
+        text = f"{dependency.option} {dependency.condition}: {dependency.effect}"
+        facts.add_row("meaning changes", plain(" ".join(text.split())))
+
+
+def render_match(match: Match, registry: Registry) -> RenderableType:
+    """A panel with everything the registry knows about one matched metric."""
+    entry, metric = match.entry, match.entry.metric
+    parts: list[RenderableType] = [
+        plain(metric.summary, style="italic"),
+        Text(),
+        _facts(match, registry),
+        Text(),
+    ]
     parts.append(Markdown(printable(metric.details)))
     if metric.healthy:
         rules = Table(title="Healthy values", title_justify="left", show_lines=False, expand=True)
@@ -80,10 +115,16 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
         rules.add_column("expects")
         rules.add_column("when violated")
         for rule in metric.healthy:
+            expects = describe_rule(rule)
+            when = describe_rule_conditions(rule, who=_who(entry))
             rules.add_row(
-                plain(f"{rule.id} ({rule.severity})"), plain(describe_rule(rule)), plain(rule.suggests)
+                plain(f"{rule.id} ({rule.severity})"),
+                plain(f"{expects} ({when})" if when else expects),
+                plain(rule.suggests),
             )
         parts.extend([Text(), rules])
+    if metric.known_issues:
+        parts.extend([Text(), *_known_issues(entry)])
     if metric.changes:
         parts.append(Text())
         parts.append(
@@ -104,6 +145,35 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
         subtitle=plain(entry.id),
         subtitle_align="right",
     )
+
+
+def _who(entry: Entry) -> str:
+    return "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
+
+
+def _concept_text(concept_id: str, registry: Registry) -> str:
+    """``clip-fraction-low: Clip fraction, low side (a kind of Clip fraction)``."""
+    chain = lineage(registry.concepts, concept_id)
+    if not chain:
+        return concept_id
+    text = f"{concept_id}: {chain[0].title}"
+    return text + (f" (a kind of {chain[1].title})" if len(chain) > 1 else "")
+
+
+def _known_issues(entry: Entry) -> list[RenderableType]:
+    """One block per known issue: effect and releases, the description, conditions, fix and link."""
+    out: list[RenderableType] = [Text("Known issues", style="bold red")]
+    for issue in entry.metric.known_issues:
+        head = f"{describe_issue_effect(issue.effect)} in {issue.affects.text(_who(entry))}"
+        if issue.when:
+            head += " with " + " and ".join(condition.text() for condition in issue.when)
+        if issue.fixed_in:
+            head += f"; fixed in {issue.fixed_in}"
+        out.append(plain(f"- {head}", style="red"))
+        out.append(Markdown(printable(issue.description)))
+        # The link as plain text: a terminal makes it clickable; rich markup is never read from it.
+        out.append(plain(f"  {issue.url}", style="blue underline"))
+    return out
 
 
 def render_matches(matches: list[Match], registry: Registry, console: Console) -> None:

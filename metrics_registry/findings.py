@@ -128,12 +128,44 @@ RULES: dict[str, Rule] = _rules(
         Severity.warning,
         "A metric marked computable: false has a reference or worked examples.",
     ),
+    # What values mean (metrics_registry/concepts.py, metrics_registry/semantic_checks.py).
+    Rule(
+        "MR160",
+        "unknown-concept",
+        Severity.error,
+        "A metric's concept is not in the closed list (metrics_registry/data/concepts/concepts.yaml).",
+    ),
+    Rule(
+        "MR161",
+        "invalid-concept-list",
+        Severity.error,
+        "The concept list cannot be read, or a concept is invalid, listed twice or has an unknown parent.",
+    ),
+    Rule(
+        "MR162",
+        "versions-outside-metric",
+        Severity.warning,
+        "A known issue or a healthy rule's condition names only releases that do not log the metric.",
+    ),
     # Text files of the project (metrics_registry/textfiles.py).
     Rule(
         "MR140",
         "mojibake",
         Severity.error,
         "A registry file, catalog or docs page holds UTF-8 text decoded with a wrong code page.",
+    ),
+    # Markup in registry texts and translations (metrics_registry/markup.py); the site removes it.
+    Rule(
+        "MR150",
+        "raw-html",
+        Severity.error,
+        "A registry text or a translation holds raw HTML (or sets HTML attributes with '{...}').",
+    ),
+    Rule(
+        "MR151",
+        "dangerous-url",
+        Severity.error,
+        "A link or HTML attribute holds a javascript:, data: or vbscript: URL (in any spelling).",
     ),
     # Translations (metrics_registry/i18n/qa.py); checked on translated, non-fuzzy entries.
     Rule(

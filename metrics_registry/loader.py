@@ -21,21 +21,18 @@ from metrics_registry.models import FamilyInfo, Metric, RegistryFile
 from metrics_registry.yamlread import (
     MAX_ALIASED_VALUES,
     MAX_DEPTH,
+    MAX_FILE_BYTES,
     DuplicateKeyError,
     Loc,
     TagError,
     TooBigError,
     YAMLError,
-    read_yaml,
+    read_document,
 )
 
 __all__ = ["MAX_ALIASED_VALUES", "MAX_DEPTH", "MODELINE_PREFIX", "LoadedFile", "load_file"]
 
 MODELINE_PREFIX = "# yaml-language-server: $schema="
-
-# Registry files are untrusted input (a pull request). A file is refused
-# before parsing when larger than this; the built-in ones are ~0.1 MiB.
-MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
@@ -109,15 +106,23 @@ def _field_path(loc: Loc) -> str:
 
 
 def _known_fields(loc: Loc) -> list[str]:
-    from metrics_registry import models
+    from metrics_registry import conditions, models, semantics
 
     parent = loc[-2] if len(loc) >= 2 else None
     by_parent: dict[Any, type] = {
         "family": models.FamilyInfo,
         "aggregation": models.Aggregation,
         "versions": models.VersionRange,
+        "affects": models.VersionRange,
         "gated_by": models.Gate,
         "changes": models.Change,
+        "meaning_depends_on": semantics.MeaningDependency,
+        "known_issues": semantics.KnownIssue,
+        "reduction": semantics.ReductionStep,
+        "config": conditions.ConfigCondition,
+        "when": conditions.ConfigCondition,
+        "applies_when": conditions.Condition,
+        "except_when": conditions.Condition,
     }
     if len(loc) == 1:
         return list(models.RegistryFile.model_fields)
@@ -256,7 +261,8 @@ def load_file(path: Path) -> LoadedFile:
             )
         )
     try:
-        loaded.raw, loaded.lines = read_yaml(text)
+        document = read_document(text)
+        loaded.raw, loaded.lines = document.data, document.lines
     except YAMLError as error:
         loaded.findings.append(_syntax_finding(path, error))
         return loaded
@@ -296,34 +302,32 @@ def load_file(path: Path) -> LoadedFile:
             )
         )
         return loaded
-    loaded.findings.extend(_control_character_findings(loaded))
+    loaded.findings.extend(_control_character_findings(loaded, document.controls))
     _validate_parts(loaded)
     return loaded
 
 
-def _control_character_findings(loaded: LoadedFile) -> list[Finding]:
+def _control_character_findings(loaded: LoadedFile, controls: list[Loc]) -> list[Finding]:
     """An MR108 finding per text of the file that holds a terminal or bidirectional control."""
     from metrics_registry.terminal import CONTROL_CHARACTERS, printable
 
     findings = []
-    pending: list[tuple[Loc, Any]] = [((), loaded.raw)]
-    while pending:
-        loc, value = pending.pop()
-        if isinstance(value, dict):
-            pending.extend(((*loc, key), item) for key, item in value.items())
-        elif isinstance(value, list):
-            pending.extend(((*loc, index), item) for index, item in enumerate(value))
-        elif isinstance(value, str) and (found := CONTROL_CHARACTERS.search(value)):
-            findings.append(
-                Finding(
-                    "MR108",
-                    loaded.path,
-                    loaded.line_of(loc),
-                    f"'{_field_path(loc)}' holds the control character {printable(found.group())!r}",
-                    "delete it: registry texts are plain Markdown (write a tab or a new line as such)",
-                    field=_field_path(loc),
-                )
+    for loc in controls:
+        value: Any = loaded.raw
+        for part in loc:
+            value = value[part]
+        found = CONTROL_CHARACTERS.search(value)
+        assert found is not None
+        findings.append(
+            Finding(
+                "MR108",
+                loaded.path,
+                loaded.line_of(loc),
+                f"'{_field_path(loc)}' holds the control character {printable(found.group())!r}",
+                "delete it: registry texts are plain Markdown (write a tab or a new line as such)",
+                field=_field_path(loc),
             )
+        )
     return sorted(findings, key=lambda finding: finding.line or 0)
 
 

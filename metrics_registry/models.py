@@ -15,9 +15,12 @@ import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from metrics_registry.conditions import Condition
 from metrics_registry.keys import KEY_PATTERN, REFERENCE_PATTERN
+from metrics_registry.modelbase import VERSION_PATTERN, Model, VersionRange
+from metrics_registry.semantics import CONCEPT_ID_PATTERN, KnownIssue, MeaningDependency, ReductionStep
 
 __all__ = [
     "Aggregation",
@@ -30,9 +33,12 @@ __all__ = [
     "Gate",
     "Goal",
     "HealthyRule",
+    "KnownIssue",
+    "MeaningDependency",
     "Metric",
     "RangeRule",
     "Reduce",
+    "ReductionStep",
     "RegistryFile",
     "Severity",
     "SpikeRule",
@@ -42,12 +48,11 @@ __all__ = [
 ]
 
 FAMILY_ID_PATTERN = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
-VERSION_PATTERN = r"^\d+\.\d+(\.\d+)?$"
 DOTTED_PATH_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+#: The base of every model (frozen, unknown fields forbidden); the old private name stays for importers.
+_Model = Model
 
 
 class Category(StrEnum):
@@ -131,37 +136,6 @@ class Severity(StrEnum):
     info = "info"
 
 
-class VersionRange(_Model):
-    """The TRL releases that log a metric: ``introduced <= v < removed``."""
-
-    introduced: Annotated[str, Field(pattern=VERSION_PATTERN)] = Field(
-        description="First release that logs the key, e.g. '0.11.0'."
-    )
-    removed: Annotated[str, Field(pattern=VERSION_PATTERN)] | None = Field(
-        default=None,
-        description="First release that no longer logs it; empty while it is still logged.",
-    )
-
-    @model_validator(mode="after")
-    def _ordered(self) -> VersionRange:
-        from packaging.version import Version
-
-        if self.removed is not None and Version(self.removed) <= Version(self.introduced):
-            raise ValueError(
-                f"'removed' ({self.removed}) must be later than 'introduced' ({self.introduced})"
-            )
-        return self
-
-    def contains(self, version: str) -> bool:
-        """Whether ``version`` (e.g. ``"0.7.10"``) logs the metric."""
-        from packaging.version import Version
-
-        v = Version(version)
-        if v < Version(self.introduced):
-            return False
-        return self.removed is None or v < Version(self.removed)
-
-
 class Change(_Model):
     """A change of meaning, computation or key between releases."""
 
@@ -172,7 +146,10 @@ class Change(_Model):
 
 
 class Gate(_Model):
-    """A configuration option that turns the metric on (or changes it)."""
+    """A configuration option without which the metric is not logged at all.
+
+    An option that only changes what the value means belongs in ``meaning_depends_on``.
+    """
 
     option: str = Field(description="Config field, e.g. 'beta' or 'use_vllm'.")
     condition: str = Field(description="When the metric is logged, e.g. '!= 0.0' or '== True'.")
@@ -193,6 +170,16 @@ class _RuleBase(_Model):
     )
     severity: Literal["warning", "error"] = "warning"
     suggests: str = Field(description="What a violation usually means and what to try (Markdown).")
+    applies_when: Condition | None = Field(
+        default=None,
+        description="The rule holds only for these releases and configuration values; check-run skips it"
+        " for a run known to be outside them.",
+    )
+    except_when: Condition | None = Field(
+        default=None,
+        description="The rule does not hold for these releases and configuration values (e.g. a known"
+        " artefact); check-run skips it for a run known to be inside them.",
+    )
 
 
 class RangeRule(_RuleBase):
@@ -294,6 +281,11 @@ class Metric(_Model):
         description="A number per step, a distribution (histogram), or a table printed or saved.",
     )
     category: Category
+    concept: Annotated[str, Field(pattern=CONCEPT_ID_PATTERN)] | None = Field(
+        default=None,
+        description="Id of the quantity it measures, from the closed list in"
+        " metrics_registry/data/concepts/concepts.yaml (e.g. 'clip-fraction-low').",
+    )
     title: str = Field(max_length=_TITLE_MAX)
     summary: str = Field(max_length=_SUMMARY_MAX, description="One sentence.")
     details: str = Field(
@@ -302,16 +294,30 @@ class Metric(_Model):
     )
     formula: str | None = Field(default=None, description="LaTeX, without surrounding $ signs.")
     aggregation: Aggregation
+    reduction: Annotated[list[ReductionStep], Field(max_length=12)] = Field(
+        default_factory=list,
+        description="How per-token values become the logged number, one stage per item, innermost first.",
+    )
     unit: Unit
     goal: Goal = Goal.none
     crucial: bool = Field(default=False, description="One of the values to watch first.")
     healthy: list[HealthyRule] = Field(default_factory=list)
-    gated_by: list[Gate] = Field(default_factory=list)
+    gated_by: list[Gate] = Field(
+        default_factory=list, description="Options without which the key is not logged at all."
+    )
+    meaning_depends_on: Annotated[list[MeaningDependency], Field(max_length=20)] = Field(
+        default_factory=list,
+        description="Options that change what the value means; the key is logged either way.",
+    )
     modes: list[Literal["train", "eval"]] = Field(
         default_factory=lambda: ["train"],
         description="Whether it is logged in training, evaluation (with the family's eval prefix) or both.",
     )
     changes: list[Change] = Field(default_factory=list)
+    known_issues: Annotated[list[KnownIssue], Field(max_length=20)] = Field(
+        default_factory=list,
+        description="Metrics-only bugs: releases that log a wrong value while training is right.",
+    )
     docs_note: str | None = Field(
         default=None,
         description="Where TRL's own documentation says something different from the code (Markdown).",

@@ -11,13 +11,16 @@ a TRL version, and says which families exist when it gets neither.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from metrics_registry.keys import Reference, compile_template, is_templated, shown, template_problem
 from metrics_registry.models import FamilyInfo, Metric, VersionRange
+
+if TYPE_CHECKING:
+    from metrics_registry.concepts import Concept
 
 __all__ = [
     "AmbiguousMetricError",
@@ -39,6 +42,9 @@ class InvalidVersionError(RegistryError, ValueError):
     """A release number that is not a version (`--trl-version x`)."""
 
 
+_VERSION_MAX = 40
+
+
 def check_version(text: str) -> str:
     """`text` if it is a release number (PEP 440, as TRL's are); raise `InvalidVersionError`.
 
@@ -48,8 +54,10 @@ def check_version(text: str) -> str:
     from packaging.version import InvalidVersion, Version
 
     try:
+        if len(text) > _VERSION_MAX:  # a huge number would make the comparison convert a huge integer
+            raise InvalidVersion(text)
         Version(text)
-    except (InvalidVersion, TypeError):
+    except (InvalidVersion, TypeError, ValueError):
         raise InvalidVersionError(
             f"'{text}' is not a release number; write it as TRL numbers its releases, e.g. 0.7.10 or 1.2"
         ) from None
@@ -151,11 +159,21 @@ class Match:
 
 
 class Registry:
-    """All loaded families and their metrics, with lookup by logged key."""
+    """All loaded families and their metrics, with lookup by logged key.
 
-    def __init__(self, families: dict[str, FamilyInfo], entries: list[Entry]) -> None:
+    `concepts` is the closed list of concepts (`metrics_registry.concepts`) the
+    metrics' `concept` fields name.
+    """
+
+    def __init__(
+        self,
+        families: dict[str, FamilyInfo],
+        entries: list[Entry],
+        concepts: Mapping[str, Concept] | None = None,
+    ) -> None:
         self.families = families
         self.entries = entries
+        self.concepts: dict[str, Concept] = dict(concepts or {})
         self._by_name: dict[str, list[tuple[Entry, str]]] = {}
         self._templates: list[tuple[Entry, str, str]] = []
         for entry in entries:

@@ -12,8 +12,10 @@ characters as escapes (``\\x1b``); :func:`plain` wraps the result in a
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 __all__ = ["CONTROL_CHARACTERS", "plain", "printable"]
 
@@ -33,4 +35,6 @@ def printable(text: str) -> str:
 
 def plain(text: str, style: str = "") -> Text:
     """``text`` for rich: control characters escaped, never read as markup."""
+    from rich.text import Text
+
     return Text(printable(text), style=style)

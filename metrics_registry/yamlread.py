@@ -21,18 +21,24 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import yaml
+
+from metrics_registry.config import MAX_FILE_BYTES
+from metrics_registry.terminal import CONTROL_CHARACTERS
 
 __all__ = [
     "MAX_ALIASED_VALUES",
     "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "Document",
     "DuplicateKeyError",
     "Loc",
     "TagError",
     "TooBigError",
     "YAMLError",
+    "read_document",
     "read_yaml",
 ]
 
@@ -42,8 +48,10 @@ YAMLError = yaml.YAMLError
 # Real registry files use no aliases and nest 6 levels.
 MAX_ALIASED_VALUES = 10_000
 MAX_DEPTH = 64
+_TOO_DEEP = f"is nested more than {MAX_DEPTH} levels deep"
 
 _PLAIN_TAGS = {
+    "tag:metrics-registry,2026:plain",
     "tag:yaml.org,2002:str",
     "tag:yaml.org,2002:int",
     "tag:yaml.org,2002:float",
@@ -54,25 +62,30 @@ _PLAIN_TAGS = {
 }
 
 
+_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_PLAIN = "tag:metrics-registry,2026:plain"  # an untagged plain scalar, typed by _plain_scalar
+
+
 class _Core12Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """libyaml's parser with the YAML 1.2 core schema's implicit types."""
+    """libyaml's parser; plain scalars are typed later, by the YAML 1.2 core schema.
 
-    yaml_implicit_resolvers: ClassVar[dict[str | None, list[tuple[str, re.Pattern[str]]]]] = {}
+    PyYAML's resolver tries a list of regular expressions on every scalar, in
+    Python; here a scalar is only marked plain or quoted, and
+    :func:`_plain_scalar` looks at its first character before any pattern.
+    """
+
+    def resolve(self, kind: type, value: str | None, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            return _PLAIN if implicit[0] else _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
 
 
-for _tag, _pattern, _first in (
-    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
-    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
-    ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
-    (
-        "float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-        "-+.0123456789",
-    ),
-):
-    # "" indexes the empty plain scalar, which is null
-    _Core12Loader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), list(_first))
+_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_FLOAT = re.compile(
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_NULLS = {"~", "null", "Null", "NULL"}
 
 
 class TooBigError(Exception):
@@ -107,42 +120,19 @@ class DuplicateKeyError(Exception):
         return f"duplicate key '{self.key}' (first at line {self.first_line})"
 
 
-def _nesting_problem(text: str) -> tuple[int | None, str] | None:
-    """Whether ``text`` nests deeper than :data:`MAX_DEPTH`, found by libyaml's event parser.
-
-    The event parser is linear and does not recurse; checking first keeps the
-    composer and :func:`_plain` (both recursive) away from deep documents.
-    """
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=_Core12Loader):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    mark = event.start_mark
-                    return (mark.line + 1 if mark else None), f"is nested more than {MAX_DEPTH} levels deep"
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-    except yaml.YAMLError as error:
-        if "depth" in str(error) or "nesting" in str(error):  # libyaml's own limit (1,000 levels)
-            mark = getattr(error, "problem_mark", None)
-            return (mark.line + 1 if mark else None), f"is nested more than {MAX_DEPTH} levels deep"
-        return None  # any other problem is reported with its line by the composer
-    return None
-
-
 class _Copy:
     """One document's copy: the line of every item and the alias budget."""
 
     def __init__(self) -> None:
         self.lines: dict[Loc, int] = {}
+        self.controls: list[Loc] = []  # texts holding a control character
         self.values_left = MAX_ALIASED_VALUES
         self.seen: set[int] = set()
 
     def plain(self, node: yaml.Node, loc: Loc, aliased: bool = False) -> Any:
-        if len(loc) > MAX_DEPTH:
-            raise TooBigError(f"is nested more than {MAX_DEPTH} levels deep", loc)
         if isinstance(node, yaml.CollectionNode):
+            if len(loc) >= MAX_DEPTH:  # the root collection is level 1
+                raise TooBigError(_TOO_DEEP, loc)
             aliased = aliased or id(node) in self.seen
             self.seen.add(id(node))
         if aliased:
@@ -162,7 +152,10 @@ class _Copy:
                 self.lines[child] = item.start_mark.line + 1
                 items.append(self.plain(item, child, aliased))
             return items
-        return _scalar(node)
+        value = _scalar(node)
+        if isinstance(value, str) and CONTROL_CHARACTERS.search(value):
+            self.controls.append(loc)
+        return value
 
     def _mapping(self, node: yaml.MappingNode, loc: Loc, aliased: bool) -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -185,6 +178,10 @@ class _Copy:
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     value: str = node.value
+    if node.tag == _PLAIN:
+        return _plain_scalar(value)
+    if node.tag == _STR:
+        return value
     tag = node.tag.rsplit(":", 1)[-1]
     try:
         if tag == "null":
@@ -209,22 +206,63 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     return value
 
 
+def _plain_scalar(value: str) -> Any:
+    """An untagged plain scalar typed by the YAML 1.2 core schema (``yes`` stays text)."""
+    first = value[:1]
+    if not first or value in _NULLS:
+        return None
+    if first in "-+.0123456789":
+        try:
+            if _INT.fullmatch(value):
+                if value.startswith(("0o", "0x")):
+                    return int(value[2:], 8 if value[1] == "o" else 16)
+                return int(value)
+            if _FLOAT.fullmatch(value):
+                lowered = value.lower()
+                if lowered.endswith(".inf"):
+                    return -math.inf if lowered.startswith("-") else math.inf
+                return math.nan if lowered == ".nan" else float(value)
+        except ValueError:
+            return value  # more digits than Python converts (4,300): the schema names the field
+        return value
+    return _BOOLS.get(value, value) if first in "tTfF" else value
+
+
+@dataclass
+class Document:
+    """A read document: plain data, the line of every key and item, the texts with controls."""
+
+    data: Any
+    lines: dict[Loc, int]
+    controls: list[Loc]
+
+
 def read_yaml(text: str) -> tuple[Any, dict[Loc, int]]:
     """The document in ``text`` as plain data, and the line (1-based) of every key and item.
 
     Raises :class:`YAMLError` (syntax), :class:`DuplicateKeyError`,
     :class:`TagError` or :class:`TooBigError`; never executes anything.
     """
-    nesting = _nesting_problem(text)
-    if nesting is not None:
-        line, what = nesting
-        raise TooBigError(what, (), line)
-    node = yaml.compose(text, Loader=_Core12Loader)
+    document = read_document(text)
+    return document.data, document.lines
+
+
+def read_document(text: str) -> Document:
+    """:func:`read_yaml`, with the locations of the texts that hold a control character."""
+    try:
+        node = yaml.compose(text, Loader=_Core12Loader)
+    except yaml.YAMLError as error:
+        if "nesting depth" in str(error):  # libyaml's own limit (1,000 levels)
+            mark = getattr(error, "problem_mark", None)
+            raise TooBigError(_TOO_DEEP, (), mark.line + 1 if mark else None) from None
+        raise
+    except RecursionError:  # the pure-Python composer, where libyaml is missing
+        raise TooBigError(_TOO_DEEP, ()) from None
     copy = _Copy()
     if node is None:
-        return None, copy.lines
+        return Document(None, copy.lines, copy.controls)
     try:
-        return copy.plain(node, ()), copy.lines
+        return Document(copy.plain(node, ()), copy.lines, copy.controls)
     except (TooBigError, TagError) as error:
         error.line = error.line or _line_of(copy.lines, error.loc) or node.start_mark.line + 1
         raise

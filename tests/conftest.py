@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from _system import require_system
 
 import metrics_registry
+
+# Every test sees the registry computed afresh (tests of the cache turn it on
+# for themselves, in a temporary folder); subprocesses inherit this.
+os.environ["METRICS_REGISTRY_CACHE"] = "off"
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -183,3 +183,27 @@ def test_long_texts_are_shown_as_a_word_diff() -> None:
     )
     expected = "Mean over completion tokens of the [-k3-] {+k1+} estimate of the KL divergence,"
     assert expected in render_text(diff)
+
+
+def test_new_fields_are_compared(tmp_path: Path) -> None:
+    text = (DATA / "ppo.yaml").read_text(encoding="utf-8")
+    changed = _edit(
+        text, "  - key: val/ratio\n", "    concept: probability-ratio", "    concept: clip-fraction"
+    )
+    changed = _edit(changed, "  - key: val/ratio\n", "        effect: deflated", "        effect: wrong")
+    changed = _edit(
+        changed, "  - key: objective/kl\n", "        condition: '== \"k3\"'", "        condition: '== \"k2\"'"
+    )
+    changed = _edit(changed, "  - key: objective/kl\n", "      - level: step\n", "      - level: epoch\n")
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(text, encoding="utf-8")
+    new.write_text(changed, encoding="utf-8")
+    diff = compare(load_source(str(old), tmp_path).registry, load_source(str(new), tmp_path).registry)
+    fields = {item.id: [c.field for c in item.changes] for item in diff.changed}
+    assert fields == {
+        "ppo:val/ratio": ["concept", "known_issues"],
+        "ppo:objective/kl": ["reduction", "meaning_depends_on"],
+    }
+    ratio = next(item for item in diff.changed if item.id == "ppo:val/ratio")
+    assert (ratio.changes[0].old, ratio.changes[0].new) == ("probability-ratio", "clip-fraction")
+    assert "known_issues" in render_text(diff) and "meaning_depends_on" in render_markdown(diff)

@@ -23,7 +23,7 @@ def test_eval_key_says_how_it_matched(registry: Registry) -> None:
 def test_all_sections(registry: Registry) -> None:
     text = _render(registry, "kl", family="grpo")
     entry = registry.lookup("kl", family="grpo").entry
-    for expected in (entry.metric.title, entry.metric.summary, "Healthy values", "logged when", "beta"):
+    for expected in (entry.metric.title, entry.metric.summary, "Healthy values", "logged only when", "beta"):
         assert expected in text
     if entry.metric.docs_note:
         assert "What TRL's documentation says" in text
@@ -33,3 +33,23 @@ def test_several_families_are_all_shown(registry: Registry) -> None:
     text = _render(registry, "objective/kl")
     assert "is logged by 2 families" in text
     assert "ppo:objective/kl" in text and "legacy-ppo:objective/kl" in text
+
+
+def test_meaning_reduction_known_issues_and_rule_conditions(registry: Registry) -> None:
+    text = " ".join(_render(registry, "val/ratio", family="ppo").split())
+    assert "concept probability-ratio: Probability ratio" in text
+    assert (
+        "reduction micro-batch: mean → processes (ranks): gathered, reduced at a later stage"
+        " → step: mean of means" in text
+    )
+    assert "between 0.8 and 1.2 (not when TRL ≥ 0.17.0, < 1.13.0 and num_mini_batches > 1 and" in text
+    assert "Known issues" in text
+    assert (
+        "deflated in TRL ≥ 0.17.0, < 1.13.0 with num_mini_batches > 1 and gradient_accumulation_steps > 1"
+        in text
+    )
+    assert "https://github.com/huggingface/trl/pull/2531" in text
+    kl = " ".join(_render(registry, "objective/kl", family="ppo").split())
+    assert 'meaning changes kl_estimator == "k3": Switches the per-token estimator from k1 to k3' in kl
+    low = " ".join(_render(registry, "clip_ratio/low_mean", family="grpo").split())
+    assert "clip-fraction-low: Clip fraction, low side (a kind of Clip fraction)" in low

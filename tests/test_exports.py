@@ -40,7 +40,7 @@ def _validate(document: dict) -> None:
 def test_json_has_every_language_and_never_english_for_a_translation(registry: Registry) -> None:
     document = json.loads(export_json(registry, i18n_root=ROOT))
     _validate(document)
-    assert document["schema_version"] == "2"
+    assert document["schema_version"] == "3"
     assert document["languages"] == ["en", "vi", "zh"]
     for item in [*document["metrics"], *document["families"]]:
         assert set(item["translations"]) == {"vi", "zh"}
@@ -179,3 +179,30 @@ def test_export_command_takes_every_format(tmp_path: Path, registry: Registry) -
     assert out.read_text(encoding="utf-8") == EXPORTERS["rename-map"](registry)
     usage = CliRunner().invoke(cli, ["export", "--help"]).output
     assert all(fmt in usage for fmt in EXPORTERS)
+
+
+def test_json_has_concepts_and_the_new_metric_fields(registry: Registry) -> None:
+    document = json.loads(export_json(registry, i18n_root=ROOT))
+    _validate(document)
+    concepts = {c["id"]: c for c in document["concepts"]}
+    assert set(concepts) == set(registry.concepts)
+    assert set(concepts["policy-drift-kl"]["metrics"]) == {
+        "ppo:policy/approxkl_avg",
+        "legacy-ppo:ppo/policy/approxkl",
+        "legacy-ppo:ppo/policy/policykl",
+    }
+    assert concepts["clip-fraction-low"]["parent"] == "clip-fraction"
+    assert concepts["reference-kl"]["translations"]["zh"]["title"] == {
+        "status": "translated",
+        "text": "相对参考模型的 KL",
+        "outdated": None,
+    }
+    ratio = next(m for m in document["metrics"] if m["id"] == "ppo:val/ratio")
+    assert ratio["concept"] == "probability-ratio"
+    assert ratio["known_issues"][0]["when"][0] == {"option": "num_mini_batches", "op": ">", "value": 1}
+    assert ratio["healthy"][0]["except_when"]["versions"] == {"introduced": "0.17.0", "removed": "1.13.0"}
+    assert [s["level"] for s in ratio["reduction"]] == ["micro-batch", "rank", "step"]
+    issue_path = "known_issues[https://github.com/huggingface/trl/pull/2531].description"
+    assert ratio["translations"]["vi"][issue_path]["status"] == "translated"
+    kl = next(m for m in document["metrics"] if m["id"] == "ppo:objective/kl")
+    assert kl["gated_by"] == [] and kl["meaning_depends_on"][0]["option"] == "kl_estimator"

@@ -31,11 +31,15 @@ FIELDS = (
     "goal",
     "kind",
     "category",
+    "concept",
+    "reduction",
     "versions",
     "modes",
     "aliases",
     "healthy",
     "gated_by",
+    "meaning_depends_on",
+    "known_issues",
     "reference",
 )
 #: Fields whose values are long text (shown as a line diff).

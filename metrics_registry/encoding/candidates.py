@@ -57,9 +57,45 @@ def _char(data: bytes) -> str | None:
     return None if len(char) != 1 or is_junk(char) else char
 
 
-def candidates(unit: Unit, droppable: frozenset[int]) -> list[Candidate]:
-    """The readings of a short unit, best prior first; empty when it lost too much."""
+def candidates(
+    unit: Unit, droppable: frozenset[int], undefined: frozenset[int] = frozenset()
+) -> list[Candidate]:
+    """The readings of a short unit, best prior first; empty when it lost too much.
+
+    A hole (U+FFFD in the text, see :attr:`.utf8.Unit.holes`) is one of the
+    ``undefined`` bytes of the code page, or more than one when the unit is
+    still short: the place of that loss is known, and costs nothing.
+    """
+    if unit.holes:
+        return list(_with_holes(unit.body, unit.holes, unit.missing, undefined or droppable))
     return list(_candidates(unit.body, unit.missing, unit.optional_nbsp, droppable))
+
+
+@lru_cache(maxsize=20_000)
+def _with_holes(
+    body: bytes, holes: tuple[int, ...], missing: int, undefined: frozenset[int]
+) -> tuple[Candidate, ...]:
+    """The readings of a unit with holes: every hole filled with one undefined byte, and the bytes
+    still missing (at most :data:`MAX_MISSING`) added next to a hole, undefined bytes too."""
+    if missing > MAX_MISSING:
+        return ()
+    found: dict[str, Candidate] = {}
+    values = sorted(undefined)
+    for extra in product(holes, repeat=missing):
+        # Each hole stands for 1 byte, plus the extra ones given to it.
+        widths = {hole: 1 + extra.count(hole) for hole in holes}
+        for fill in product(values, repeat=len(holes) + missing):
+            out = bytearray()
+            given = iter(fill)
+            for index, byte in enumerate(body):
+                if index in widths:
+                    out.extend(next(given) for _ in range(widths[index]))
+                else:
+                    out.append(byte)
+            char = _char(bytes(out))
+            if char is not None and char not in found:
+                found[char] = Candidate(char, missing, nbsp=False)
+    return tuple(sorted(found.values(), key=lambda c: (-c.cost(2.5), c.char)))
 
 
 @lru_cache(maxsize=20_000)

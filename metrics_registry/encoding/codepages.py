@@ -14,9 +14,11 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["CODEPAGES", "SUSPECT_RE", "Codepage", "codepage"]
+__all__ = ["CODEPAGES", "LOST", "SUSPECT_RE", "Codepage", "codepage"]
 
 _SOFT_HYPHEN = "\u00ad"
+#: What a decoder writes for a byte it cannot read (``errors="replace"``): one or more bytes lost there.
+LOST = "\ufffd"
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class Codepage:
     to_byte: dict[str, int]
     droppable: frozenset[int]
     to_char: dict[int, str]
+    #: The bytes it leaves undefined: a decoder with ``errors="replace"`` writes U+FFFD for them.
+    undefined: frozenset[int] = frozenset()
 
     @property
     def high_chars(self) -> str:
@@ -46,6 +50,15 @@ class Codepage:
     def encode(self, text: str) -> bytes:
         """Bytes of ``text`` (ASCII or upper-half characters of this code page)."""
         return bytes(ord(ch) if ch < "\x80" else self.to_byte[ch] for ch in text)
+
+    def encode_with_holes(self, text: str) -> tuple[bytes, frozenset[int]]:
+        """Like :meth:`encode`, where ``text`` may also hold U+FFFD, the mark a decoder leaves for a
+        byte it could not read: such a byte is a hole, written as the continuation byte 0x80, and
+        its index is returned too (the byte it was is unknown)."""
+        if LOST not in text:
+            return self.encode(text), frozenset()
+        holes = frozenset(index for index, ch in enumerate(text) if ch == LOST)
+        return self.encode(text.replace(LOST, "\x80")), holes
 
     def sloppy_encode(self, text: str) -> bytes | None:
         """Like :meth:`encode`, but ``None`` when a character has no byte in this code page."""
@@ -73,17 +86,19 @@ class Codepage:
 def _build(name: str, label: str) -> Codepage:
     to_char: dict[int, str] = {}
     droppable: set[int] = set()
+    undefined: set[int] = set()
     for byte in range(0x80, 0x100):
         try:
             char = bytes([byte]).decode(name)
         except UnicodeDecodeError:
             char = chr(byte)
+            undefined.add(byte)
         if char == _SOFT_HYPHEN or "\x80" <= char <= "\x9f":
             droppable.add(byte)
         to_char[byte] = char
     to_byte = {chr(byte): byte for byte in range(0x80, 0xA0)}
     to_byte.update((char, byte) for byte, char in to_char.items())
-    return Codepage(name, label, to_byte, frozenset(droppable), to_char)
+    return Codepage(name, label, to_byte, frozenset(droppable), to_char, frozenset(undefined))
 
 
 #: The code pages tried, most common first (the order breaks ties).
@@ -112,7 +127,7 @@ def codepage(name: str) -> Codepage:
 
 @cache
 def _cluster_re(name: str) -> re.Pattern[str]:
-    chars = re.escape(codepage(name).high_chars)
+    chars = re.escape(codepage(name).high_chars) + LOST
     return re.compile(f"(?:[{chars}]|(?<=[{chars}]) (?=[{chars}]))+")
 
 
@@ -143,7 +158,7 @@ def _suspect_re() -> re.Pattern[str]:
                 leads.add(char)
             elif 0x80 <= byte <= 0xBF:
                 conts.add(char)
-    return re.compile(f"[{_class(leads)}] ?[{_class(conts)}]|[\x80-\x9f]")
+    return re.compile(f"[{_class(leads)}] ?[{_class(conts)}{LOST}]|[\x80-\x9f]")
 
 
 #: Finds the first sign of mojibake; ``None`` means the text is certainly clean.

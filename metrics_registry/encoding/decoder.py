@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from metrics_registry.encoding import language_model as lm
+from metrics_registry.encoding import symbols
 
 __all__ = ["Cell", "Decoded", "Option", "decode"]
 
@@ -253,7 +254,7 @@ class _Lattice:
                 continue
             following = start + step
             is_slot = option >= 0
-            score = lm.char_logp(char, chinese=self.doc.chinese)
+            score = symbols.char_logp(char, chinese=self.doc.chinese)
             if is_slot:
                 score += reading_score + self._brackets(start, char)
             choices = ((start, option),) if is_slot else ()
@@ -261,7 +262,7 @@ class _Lattice:
         return out
 
     def _brackets(self, index: int, char: str) -> float:
-        return lm.bracket_bonus(char, self.fixed[:index], self.fixed[index + 1 :])
+        return symbols.bracket_bonus(char, self.fixed[:index], self.fixed[index + 1 :])
 
 
 def _tag(char: str) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding.codepages import CODEPAGES, Codepage
+from metrics_registry.encoding.codepages import CODEPAGES, LOST, Codepage
 from metrics_registry.encoding.utf8 import Unit, UnitKind, parse_units
 
 __all__ = ["Detection", "Stretch", "detect", "word_around"]
@@ -54,6 +54,9 @@ class Detection:
     nbsp_survived: bool = False
     lossy: bool = False  # some character lost bytes that no no-break space explains
     kept: frozenset[int] = frozenset()  # droppable bytes that the text shows were not dropped
+    #: Bytes a U+FFFD may stand for: those the code page (or one that explains the text as well)
+    #: leaves undefined.
+    undefined: frozenset[int] = frozenset()
 
     @property
     def nbsp_cost(self) -> float:
@@ -110,10 +113,13 @@ def _subs(text: str, page: Codepage) -> tuple[list[Stretch], int]:
     for match in page.cluster_re.finditer(text):
         base, end = match.span()
         space_after = text[end : end + 1] == " "
-        units = parse_units(page.encode(match.group()), space_after=space_after)
+        data, holes = page.encode_with_holes(match.group())
+        units = parse_units(data, space_after=space_after, holes=holes)
         current: list[Unit] = []
         if any(u.kind in (UnitKind.COMPLETE, UnitKind.SHORT) for u in units):
-            bad += sum(1 for u in units if u.kind in (UnitKind.STRAY, UnitKind.INVALID))
+            bad += sum(
+                1 for u in units if u.kind in (UnitKind.STRAY, UnitKind.INVALID) and u.start not in holes
+            )
         for unit in [*units, None]:
             if unit is not None and unit.kind in (UnitKind.COMPLETE, UnitKind.SHORT):
                 current.append(unit)
@@ -138,7 +144,7 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
         if not subs:
             return None
         evidence = sum(sub.evidence for sub in subs if sub.definite)
-        return Detection(page, page.droppable, tuple(subs), evidence)
+        return Detection(page, page.droppable, tuple(subs), evidence, undefined=page.undefined)
     # A first count of the pairs that read as the start of a UTF-8 character, a regular-expression
     # scan per code page, leaves out the pages that explain far less than the best one.
     pairs = {page.name: len(page.pair_re.findall(text)) for page in CODEPAGES}
@@ -157,6 +163,7 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
         return None
     chunks = [text[s.start : s.end] for s in subs if s.definite]
     droppable = set(page.droppable)
+    undefined = set(page.undefined)
     for score, _, other, _ in scored:
         if (
             score == best_score
@@ -165,9 +172,19 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
             and all(ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch] for c in chunks for ch in c)
         ):
             droppable |= other.droppable
+    for other in CODEPAGES:
+        # A U+FFFD was a byte undefined in the code page: in any code page that reads the text alike.
+        if "latin" not in other.name and all(
+            ch == LOST or (ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch])
+            for c in chunks
+            for ch in c
+        ):
+            undefined |= other.undefined
     # A byte the code page cannot show that came through anyway (as a C1 control, or a soft
     # hyphen) was not dropped on the way: the document's transport kept such bytes.
     kept = frozenset(page.to_byte[ch] for c in chunks for ch in c if page.to_byte.get(ch) in droppable)
     survived = any("\u00a0" in chunk for chunk in chunks)
     lossy = any(u.kind is UnitKind.SHORT and not u.optional_nbsp for sub in subs for u in sub.units)
-    return Detection(page, frozenset(droppable) - kept, tuple(subs), evidence, survived, lossy, kept)
+    return Detection(
+        page, frozenset(droppable) - kept, tuple(subs), evidence, survived, lossy, kept, frozenset(undefined)
+    )

@@ -43,6 +43,7 @@ class Spot:
     chosen: str | None
     confidence: float
     alternatives: tuple[Alternative, ...]
+    at: int = -1  # where the chosen character stands in the repaired text (-1: not written)
 
 
 class Edit(NamedTuple):

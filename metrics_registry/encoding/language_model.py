@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
+from metrics_registry.encoding.symbols import PUNCTUATION, char_logp, is_emoji
+
 __all__ = [
     "DocumentContext",
     "char_class",
@@ -54,69 +56,6 @@ __all__ = [
 OOV_WORD = -21.0
 #: Of a Chinese character jieba's dictionary lacks.
 UNKNOWN_HAN = -19.0
-
-# Rough frequencies of punctuation in Chinese and Vietnamese/English prose
-# (log-probability per character); the pairs' balance is scored separately.
-_PUNCTUATION: dict[str, float] = {
-    "，": -3.0,
-    "。": -3.4,
-    "、": -4.6,
-    "：": -5.0,
-    "（": -5.5,
-    "）": -5.5,
-    "“": -5.5,
-    "”": -5.5,
-    "！": -6.0,
-    "？": -6.0,
-    "；": -6.5,
-    "《": -6.2,
-    "》": -6.2,
-    "「": -6.8,
-    "」": -6.8,
-    "【": -7.0,
-    "】": -7.0,
-    "‘": -7.0,
-    "’": -6.5,
-    "…": -7.0,
-    "—": -7.0,
-    "–": -7.5,
-    "·": -8.0,
-    "•": -7.5,
-    "『": -8.5,
-    "』": -8.5,
-    "～": -8.5,
-    "〈": -9.5,
-    "〉": -9.5,
-    "→": -8.0,
-    "←": -9.0,
-    "↑": -9.0,
-    "↓": -9.0,
-    "⇒": -10.0,
-    "≥": -9.5,
-    "≤": -9.5,
-    "≠": -10.5,
-    "≈": -10.0,
-    "×": -9.0,
-    "±": -10.0,
-    "°": -9.5,
-    "✓": -9.0,
-    "✔": -9.5,
-    "✗": -10.0,
-    "✘": -10.5,
-    "❌": -9.0,
-    "✅": -9.0,
-    "⚠": -9.5,
-    "⭐": -9.5,
-    "★": -9.5,
-    "☆": -10.5,
-    "※": -11.0,
-    "‰": -11.0,
-    "€": -10.0,
-}
-
-_OPENERS = {"“": "”", "‘": "’", "「": "」", "『": "』", "【": "】", "《": "》", "（": "）", "〈": "〉"}
-_CLOSERS = {close: open_ for open_, close in _OPENERS.items()}
-
 
 _HAN_WORD = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
 
@@ -146,13 +85,6 @@ def is_junk(ch: str) -> bool:
     return category in ("Cn", "Co", "Cs", "Cc") or (ord(ch) & 0xFFFE) == 0xFFFE
 
 
-def _is_emoji(ch: str) -> bool:
-    code = ord(ch)
-    return unicodedata.category(ch) == "So" and (
-        0x1F000 <= code <= 0x1FAFF or 0x2600 <= code <= 0x27BF or 0x2B00 <= code <= 0x2BFF
-    )
-
-
 def char_class(ch: str) -> str:
     """``han``, ``latin``, ``emoji``, ``punct`` (known punctuation or symbol), ``other`` or ``junk``."""
     if is_junk(ch):
@@ -161,9 +93,9 @@ def char_class(ch: str) -> str:
         return "han"
     if is_latin_letter(ch):
         return "latin"
-    if _is_emoji(ch):
+    if is_emoji(ch):
         return "emoji"
-    if ch in _PUNCTUATION or _english().get(ch):
+    if ch in PUNCTUATION or _english().get(ch):
         return "punct"
     return "other"
 
@@ -432,32 +364,6 @@ def latin_word_logp(word: str) -> float:
     return score
 
 
-def emoji_logp(ch: str, *, chinese: bool) -> float:
-    frequency = 0.5 * _english().get(ch, 0.0)
-    if chinese:
-        frequency += _chinese_wordfreq().get(ch, 0.0)
-    return math.log(frequency + 3e-9)
-
-
-def char_logp(ch: str, *, chinese: bool = True) -> float:
-    """Log-probability of one character that is neither Chinese nor a Latin letter."""
-    if ch < "\x80":
-        return 0.0
-    if ch in _PUNCTUATION:
-        return _PUNCTUATION[ch]
-    if _is_emoji(ch):
-        return emoji_logp(ch, chinese=chinese)
-    english = _english().get(ch)
-    if english:
-        return max(math.log(english), -18.0)
-    category = unicodedata.category(ch)
-    if category.startswith(("P", "S")):
-        return -19.0
-    if category.startswith("Z"):
-        return -22.0
-    return -24.0  # letters of other scripts, format characters
-
-
 def _runs(text: str) -> Iterable[tuple[str, str]]:
     """Split text into ``han`` runs, ``latin`` words and single ``char`` tokens."""
     i, n = 0, len(text)
@@ -477,17 +383,6 @@ def _runs(text: str) -> Iterable[tuple[str, str]]:
             j = i + 1
             yield "char", ch
         i = j
-
-
-def bracket_bonus(ch: str, before: str, after: str) -> float:
-    """Closing marks want an open one before them on the line, opening marks a closing one after."""
-    if ch in _CLOSERS:
-        opener = _CLOSERS[ch]
-        return 3.0 if before.count(opener) > before.count(ch) else -3.0
-    if ch in _OPENERS:
-        closer = _OPENERS[ch]
-        return 2.0 if after.count(closer) > after.count(ch) else -1.0
-    return 0.0
 
 
 @dataclass
@@ -522,7 +417,7 @@ class DocumentContext:
                 context.words[token.lower()] += 1
         latin = sum(context.words.values())
         context.chinese = han >= latin
-        context.emoji = tuple(sorted(ord(ch) for ch in context.chars if _is_emoji(ch)))
+        context.emoji = tuple(sorted(ord(ch) for ch in context.chars if is_emoji(ch)))
         traditional, simplified = _script_sets()
         context.traditional = sum(n for ch, n in context.chars.items() if ch in traditional)
         context.simplified = sum(n for ch, n in context.chars.items() if ch in simplified)
@@ -533,7 +428,7 @@ class DocumentContext:
         score = 0.5 * math.log1p(self.chars.get(ch, 0))
         if is_han(ch):
             score += self.script_cost(ch)
-        elif _is_emoji(ch):
+        elif is_emoji(ch):
             score += 1.0 * math.log1p(self.chars.get(ch, 0))
             if any(abs(ord(ch) - code) < 64 for code in self.emoji):
                 score += 1.0

@@ -24,7 +24,7 @@ from metrics_registry.encoding import domain, word_ngrams
 from metrics_registry.encoding import language_model as lm
 from metrics_registry.encoding.candidates import Candidate, candidates
 from metrics_registry.encoding.decoder import Cell, Option, decode
-from metrics_registry.encoding.detection import Detection, detect, word_around
+from metrics_registry.encoding.detection import Detection, Stretch, detect, word_around
 from metrics_registry.encoding.domain import DomainModel
 from metrics_registry.encoding.findings import Alternative, Edit, Kind, Spot
 from metrics_registry.encoding.rescoring import rescore
@@ -73,8 +73,8 @@ def _pieces(text: str, detection: Detection) -> list[str | _Slot]:
                 pieces.append(unit.decode())
             else:
                 original = text[start : sub.base + unit.end]
-                options = candidates(unit, detection.droppable)
-                if not sub.definite and len(original) == 1:
+                options = candidates(unit, detection.droppable, detection.undefined)
+                if not sub.definite and len(original) == 1 and not unit.holes:
                     # A lone lead byte may be a letter in its own right ("café"): keeping it is a reading.
                     options = [Candidate(original, 0, nbsp=False, keep=True), *options]
                 pieces.append(_Slot(unit, start, original, options))
@@ -119,7 +119,8 @@ def _decode_line(
     domain_model: DomainModel | None,
 ) -> None:
     """Choose the readings of the line's slots together (:func:`.decoder.decode`), then, with a
-    model of word sequences, again among the doubtful ones (:func:`.rescoring.rescore`)."""
+    model of word sequences, again among the doubtful ones (:func:`.rescoring.rescore`).
+    """
     cells: list[Cell] = []
     for cell in line:
         if isinstance(cell, str):
@@ -134,13 +135,50 @@ def _decode_line(
             cell.probabilities = decoded.probabilities[index]
             slots.append(cell)
     if model is not None:
-        rescore(slots, lambda: _render_line(line)[0], model, domain_model)
+        for start, end in _han_windows(line):
+            group = [c for c in line[start:end] if isinstance(c, _Slot) and c.options]
+            if group:
+                rescore(group, lambda s=start, e=end: _render_line(line[s:e])[0], model, domain_model)
     rendered, where = _render_line(line)
     for index, cell in enumerate(line):
         if isinstance(cell, _Slot) and cell.choice is not None and not cell.kept():
             at = where[index]
             if not _acceptable(cell, word_around(rendered, at, at + 1), doc):
                 cell.choice = None
+
+
+#: Cells of context, at most, on either side of a doubtful slot in the second pass.
+_REACH = 24
+
+
+def _han_windows(line: list[str | _Slot]) -> list[tuple[int, int]]:
+    """The stretches of ``line`` the second pass scores, each around slots that bear on each other.
+
+    The word model scores runs of Chinese characters only, so a slot's
+    readings change nothing beyond the run it stands in: a window reaches to
+    the fixed characters that end the run (at most :data:`_REACH` cells
+    away), and windows that meet are one.
+    """
+
+    def breaks(cell: str | _Slot) -> bool:
+        return isinstance(cell, str) and not lm.is_han(cell)
+
+    windows: list[tuple[int, int]] = []
+    n = len(line)
+    for index, cell in enumerate(line):
+        if not isinstance(cell, _Slot) or not cell.options:
+            continue
+        start = index
+        while start > 0 and index - start < _REACH and not breaks(line[start - 1]):
+            start -= 1
+        end = index + 1
+        while end < n and end - index < _REACH and not breaks(line[end]):
+            end += 1
+        if windows and start <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
+        else:
+            windows.append((start, end))
+    return windows
 
 
 def _render_line(line: list[str | _Slot]) -> tuple[str, list[int]]:
@@ -200,6 +238,7 @@ def repair_lost_bytes(
             droppable=(detection.droppable | first.droppable) - first.kept,
             kept=detection.kept | first.kept,
             nbsp_survived=detection.nbsp_survived or first.nbsp_survived,
+            undefined=detection.undefined | first.undefined,
         )
     if detection is None:
         return text, []
@@ -207,9 +246,9 @@ def repair_lost_bytes(
     doc = lm.DocumentContext.from_text(_render(pieces))
     model = word_ngrams.active() if doc.chinese or doc.traditional or doc.simplified else None
     domain_model = domain.active() if model is not None else None
-    for line in _lines(pieces):
-        if any(isinstance(cell, _Slot) and cell.options for cell in line):
-            _decode_line(line, doc, detection.nbsp_cost, model, domain_model)
+    lines = [line for line in _lines(pieces) if any(isinstance(c, _Slot) and c.options for c in line)]
+    for line in lines:
+        _decode_line(line, doc, detection.nbsp_cost, model, domain_model)
     return _edits(text, pieces, detection)
 
 
@@ -229,39 +268,35 @@ def _edits(text: str, pieces: list[str | _Slot], detection: Detection) -> tuple[
         eat = False
         return piece
 
+    length = 0  # of the output so far
     for sub in detection.subs:
         out.append(between())
+        length += len(out[-1])
         replacement: list[str] = []
         spots: list[Spot] = []
         slots: list[_Slot] = []
         end = sub.end
+        written = 0  # characters of the replacement so far
         for _ in sub.units:
             piece = next(queue)
             if isinstance(piece, str):
                 replacement.append(piece)
+                written += len(piece)
                 continue
-            spots.append(_spot(piece))
+            spots.append(_spot(piece, length + written))
             slots.append(piece)
-            if piece.choice is None:
-                replacement.append(piece.original)
-            else:
-                replacement.append(piece.options[piece.choice].char)
-                if piece.eats_space():  # only the last unit of a stretch can be followed by a space
-                    end += 1
-                    eat = True
+            replacement.append(piece.original if piece.choice is None else piece.options[piece.choice].char)
+            written += len(replacement[-1])
+            if piece.eats_space():  # only the last unit of a stretch can be followed by a space
+                end += 1
+                eat = True
         new = "".join(replacement)
+        length += len(new)
         if new == text[sub.start : end] and all(p.kept() for p in slots):
             out.append(new)  # every reading kept the text: it was not mojibake
             continue
         unrepaired = any(s.chosen is None for s in spots)
-        if unrepaired:
-            kind = Kind.UNREPAIRED
-        elif spots:
-            kind = Kind.LOST_BYTES
-        elif any(u.nbsp_restored for u in sub.units):
-            kind = Kind.NBSP
-        else:
-            kind = Kind.MOJIBAKE
+        kind = _kind(sub, spots)
         confidence = min((s.confidence for s in spots if s.chosen is not None), default=1.0)
         if unrepaired and new == text[sub.start : end]:
             confidence = 0.0
@@ -271,7 +306,18 @@ def _edits(text: str, pieces: list[str | _Slot], detection: Detection) -> tuple[
     return "".join(out), edits
 
 
-def _spot(slot: _Slot) -> Spot:
+def _kind(sub: Stretch, spots: list[Spot]) -> Kind:
+    if any(s.chosen is None for s in spots):
+        return Kind.UNREPAIRED
+    if spots:
+        return Kind.LOST_BYTES
+    if any(u.nbsp_restored for u in sub.units):
+        return Kind.NBSP
+    return Kind.MOJIBAKE
+
+
+def _spot(slot: _Slot, at: int) -> Spot:
+    """The spot of ``slot``, whose reading stands at ``at`` in the output."""
     ranked = sorted(range(len(slot.options)), key=lambda i: -(slot.probabilities or [0.0] * 999)[i])
     alternatives = tuple(
         Alternative(slot.options[i].char, round(slot.probabilities[i], 4) if slot.probabilities else 0.0)
@@ -280,4 +326,12 @@ def _spot(slot: _Slot) -> Spot:
     chosen = slot.options[slot.choice].char if slot.choice is not None else None
     confidence = slot.probabilities[slot.choice] if slot.choice is not None and slot.probabilities else 0.0
     end = slot.start + len(slot.original) + (1 if slot.eats_space() else 0)
-    return Spot(slot.start, end, slot.original, chosen, round(confidence, 4), alternatives)
+    return Spot(
+        slot.start,
+        end,
+        slot.original,
+        chosen,
+        round(confidence, 4),
+        alternatives,
+        at if chosen is not None else -1,
+    )

@@ -20,6 +20,7 @@ findings are such quotations, and they are neither repaired nor reported.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import difflib
 import re
 from typing import NamedTuple
@@ -94,7 +95,27 @@ def repair_with_findings(text: str, *, markup: Markup = "auto") -> Repaired:
     for finding, is_quoted in zip(repaired.findings, quoted, strict=True):
         if is_quoted:
             fixed[finding.line - 1] = lines[finding.line - 1]
-    return Repaired("\n".join(fixed), damage)
+    return Repaired("\n".join(fixed), _relocated(damage, repaired.text, fixed))
+
+
+def _relocated(findings: list[Finding], before: str, lines: list[str]) -> list[Finding]:
+    """The findings with their spots' places moved from ``before`` to the text of ``lines`` (the same
+    lines, some of them put back as they were)."""
+    old_starts = [0, *(match.end() for match in re.finditer("\n", before))]
+    new_starts = [0]
+    for line in lines[:-1]:
+        new_starts.append(new_starts[-1] + len(line) + 1)
+    out = []
+    for finding in findings:
+        spots = []
+        for spot in finding.spots:
+            moved = spot
+            if spot.at >= 0:
+                number = bisect.bisect_right(old_starts, spot.at) - 1
+                moved = dataclasses.replace(spot, at=new_starts[number] + spot.at - old_starts[number])
+            spots.append(moved)
+        out.append(dataclasses.replace(finding, spots=tuple(spots)))
+    return out
 
 
 def _repair_all(text: str) -> Repaired:
@@ -118,7 +139,11 @@ def _repair_all(text: str) -> Repaired:
         current = after
     shifts = [_Shift(edits) for edits in passes]
     newlines = [match.start() for match in re.finditer("\n", text)]
-    findings = [_finding(text, newlines, shifts[:i], e) for i, edits in enumerate(passes) for e in edits]
+    findings = [
+        _finding(text, newlines, shifts[:i], _carried(e, shifts[i + 1 :]))
+        for i, edits in enumerate(passes)
+        for e in edits
+    ]
     findings += [_finding(text, newlines, shifts, e) for e in remaining]
     findings.sort(key=lambda f: (f.start, f.end))
     return Repaired(current, findings)
@@ -267,6 +292,17 @@ class _Shift:
             self.deltas.append(delta)
             delta += len(edit.replacement) - (edit.end - edit.start)
         self.total = delta
+        self.inputs = [edit.start for edit in edits]
+
+    def forward(self, position: int) -> int:
+        """Where ``position`` of the input is in the output (inside a replaced span: its start)."""
+        index = bisect.bisect_right(self.inputs, position) - 1
+        if index < 0:
+            return position
+        edit = self.edits[index]
+        if position < edit.end:
+            return self.starts[index]
+        return position + self.deltas[index] + len(edit.replacement) - (edit.end - edit.start)
 
     def back(self, position: int, *, is_end: bool) -> int:
         """Where ``position`` of the output was in the input (a position inside a replacement goes to
@@ -284,6 +320,20 @@ class _Shift:
         if position < self.starts[index]:
             return position - self.deltas[index]
         return self.edits[index].start
+
+
+def _carried(edit: Edit, later: list[_Shift]) -> Edit:
+    """``edit`` with its spots' places in the output carried through the ``later`` passes."""
+    if not later or not edit.spots:
+        return edit
+    spots = []
+    for spot in edit.spots:
+        at = spot.at
+        if at >= 0:
+            for shift in later:
+                at = shift.forward(at)
+        spots.append(dataclasses.replace(spot, at=at))
+    return edit._replace(spots=tuple(spots))
 
 
 def _finding(text: str, newlines: list[int], earlier: list[_Shift], edit: Edit) -> Finding:

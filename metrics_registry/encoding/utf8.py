@@ -59,17 +59,21 @@ class Unit:
     missing: int = 0
     nbsp_restored: bool = False
     optional_nbsp: bool = False
+    #: Places in ``body`` where the text had U+FFFD: a byte (or more) lost there, value unknown.
+    holes: tuple[int, ...] = ()
 
     def decode(self) -> str:
         """The character of a complete unit."""
         return self.body.decode("utf-8")
 
 
-def parse_units(data: bytes, *, space_after: bool = False) -> list[Unit]:
+def parse_units(data: bytes, *, space_after: bool = False, holes: frozenset[int] = frozenset()) -> list[Unit]:
     """Split ``data`` (the bytes of a run) into units.
 
     ``space_after`` tells that the run is followed by a plain space, which
-    may complete a unit left short at the end.
+    may complete a unit left short at the end. ``holes`` are the indexes of
+    ``data`` where a byte was lost and marked (U+FFFD in the text): a unit
+    that holds one is short, whatever its length.
     """
     units: list[Unit] = []
     i, n = 0, len(data)
@@ -88,8 +92,11 @@ def parse_units(data: bytes, *, space_after: bool = False) -> list[Unit]:
         body = bytearray([byte])
         j = i + 1
         restored = False
+        in_body: list[int] = []
         while len(body) <= need and j < n:
             if _is_cont(data[j]):
+                if j in holes:
+                    in_body.append(len(body))
                 body.append(data[j])
                 j += 1
             elif data[j] == _SPACE and not restored and j + 1 < n and _is_cont(data[j + 1]):
@@ -100,7 +107,9 @@ def parse_units(data: bytes, *, space_after: bool = False) -> list[Unit]:
             else:
                 break
         missing = need + 1 - len(body)
-        if missing == 0:
+        if in_body:
+            units.append(Unit(UnitKind.SHORT, i, j, bytes(body), missing, restored, False, tuple(in_body)))
+        elif missing == 0:
             unit = Unit(UnitKind.COMPLETE, i, j, bytes(body), nbsp_restored=restored)
             if _valid(unit.body):
                 units.append(unit)

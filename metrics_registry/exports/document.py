@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from metrics_registry.concepts import Concept
 from metrics_registry.exports.translations import Translations, registry_translations
 from metrics_registry.locate import find_i18n_root
 from metrics_registry.models import FamilyInfo, Metric, VersionRange, _Model
@@ -23,14 +24,17 @@ from metrics_registry.registry import Registry
 __all__ = [
     "EXPORT_SCHEMA_VERSION",
     "ExportDocument",
+    "ExportedConcept",
     "ExportedFamily",
     "ExportedMetric",
     "export_document",
     "export_json",
 ]
 
-#: "2" added the translations (``languages`` and each item's ``translations``).
-EXPORT_SCHEMA_VERSION = "2"
+#: "2" added the translations (``languages`` and each item's ``translations``); "3" the concepts and
+#: the metric fields ``concept``, ``reduction``, ``meaning_depends_on``, ``known_issues`` and the
+#: healthy rules' ``applies_when``/``except_when``.
+EXPORT_SCHEMA_VERSION = "3"
 
 _TRANSLATIONS_DESCRIPTION = (
     "Translations of the translatable fields: language -> field path (e.g. 'summary', "
@@ -57,10 +61,17 @@ class ExportedMetric(Metric):
     translations: Translations = Field(default_factory=dict, description=_TRANSLATIONS_DESCRIPTION)
 
 
+class ExportedConcept(Concept):
+    """A concept as exported, with the metrics that measure it and its translations."""
+
+    metrics: list[str] = Field(description="Ids ('family:key') of the metrics that name this concept.")
+    translations: Translations = Field(default_factory=dict, description=_TRANSLATIONS_DESCRIPTION)
+
+
 class ExportDocument(_Model):
     """Top-level object of `metrics-registry export --format json`."""
 
-    schema_version: Literal["2"] = EXPORT_SCHEMA_VERSION
+    schema_version: Literal["3"] = EXPORT_SCHEMA_VERSION
     generator: str = Field(description="Tool and version that wrote the file.")
     source_language: Literal["en"] = Field(
         default="en", description="The language the registry is written in."
@@ -70,6 +81,9 @@ class ExportDocument(_Model):
     )
     families: list[ExportedFamily]
     metrics: list[ExportedMetric]
+    concepts: list[ExportedConcept] = Field(
+        description="The closed list of concepts the metrics' 'concept' fields name."
+    )
 
 
 def export_document(registry: Registry, *, i18n_root: Path | None = None) -> ExportDocument:
@@ -100,11 +114,20 @@ def export_document(registry: Registry, *, i18n_root: Path | None = None) -> Exp
         ExportedFamily(**family.model_dump(), translations=translations.get(family_id, {}))
         for family_id, family in registry.families.items()
     ]
+    concepts = [
+        ExportedConcept(
+            **concept.model_dump(),
+            metrics=[entry.id for entry in registry if entry.metric.concept == concept.id],
+            translations=translations.get(f"concept:{concept.id}", {}),
+        )
+        for concept in registry.concepts.values()
+    ]
     return ExportDocument(
         generator=f"metrics-registry {__version__}",
         languages=languages,
         families=families,
         metrics=metrics,
+        concepts=concepts,
     )
 
 

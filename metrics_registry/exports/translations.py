@@ -21,10 +21,9 @@ from pydantic import Field
 
 from metrics_registry.i18n import LANGUAGES, catalog_path
 from metrics_registry.i18n.catalogs import message_state
-from metrics_registry.i18n.fields import family_context, family_texts, metric_context, metric_texts
-from metrics_registry.i18n.translate import load_catalog
-from metrics_registry.models import FamilyInfo, _Model
-from metrics_registry.registry import Entry, Registry
+from metrics_registry.i18n.translate import Owner, load_catalog, owner_fields
+from metrics_registry.models import _Model
+from metrics_registry.registry import Registry
 
 __all__ = ["TranslatedText", "Translations", "available_languages", "registry_translations"]
 
@@ -72,25 +71,15 @@ def _field(catalog: object, english: str, context: str) -> TranslatedText:
 
 
 def registry_translations(registry: Registry, root: Path | None) -> dict[str, Translations]:
-    """`{"<family>" or "<family>:<key>": {lang: {field path: TranslatedText}}}`."""
+    """`{"<family>", "<family>:<key>" or "concept:<id>": {lang: {field path: TranslatedText}}}`."""
     out: dict[str, Translations] = {}
     for lang in available_languages(root):
         assert root is not None
         catalog = load_catalog(root, lang, "registry")
-        owners: list[tuple[str, Entry | FamilyInfo]] = [*registry.families.items()]
+        owners: list[tuple[str, Owner]] = [*registry.families.items()]
         owners += [(entry.id, entry) for entry in registry]
+        owners += [(f"concept:{concept.id}", concept) for concept in registry.concepts.values()]
         for owner_id, owner in owners:
-            if isinstance(owner, Entry):
-                data = owner.metric.model_dump(mode="json")
-                fields = {
-                    f.path: _field(catalog, f.text, metric_context(owner.family.id, owner.key, f.path))
-                    for f in metric_texts(data)
-                }
-            else:
-                data = owner.model_dump(mode="json")
-                fields = {
-                    f.path: _field(catalog, f.text, family_context(owner.id, f.path))
-                    for f in family_texts(data)
-                }
+            fields = {f.path: _field(catalog, f.text, context) for f, context in owner_fields(owner).values()}
             out.setdefault(owner_id, {})[lang] = fields
     return out

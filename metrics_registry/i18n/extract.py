@@ -23,7 +23,14 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from metrics_registry.i18n import DOMAINS, I18nError, i18n_dir
-from metrics_registry.i18n.fields import family_context, family_texts, metric_context, metric_texts
+from metrics_registry.i18n.fields import (
+    concept_context,
+    concept_texts,
+    family_context,
+    family_texts,
+    metric_context,
+    metric_texts,
+)
 
 __all__ = ["REGISTRY_METHOD", "extract_catalogs", "extract_registry", "new_catalog"]
 
@@ -54,13 +61,17 @@ def extract_registry(
     """Yield ``(lineno, "pgettext", (msgctxt, text), comments)`` for every translatable field.
 
     A file that is not valid YAML, or not a registry file, yields nothing:
-    ``metrics-registry validate`` reports it.
+    ``metrics-registry validate`` reports it. The concept list
+    (``metrics_registry/data/concepts/concepts.yaml``) is read too.
     """
     data = fileobj.read()
     text = data.decode(options.get("encoding", "utf-8")) if isinstance(data, bytes) else data
     try:
         document = YAML(typ="rt").load(text)
     except YAMLError:
+        return
+    if isinstance(document, Mapping) and isinstance(document.get("concepts"), list):
+        yield from _concept_messages(document)
         return
     if not isinstance(document, Mapping) or not isinstance(document.get("family"), Mapping):
         return
@@ -87,6 +98,20 @@ def extract_registry(
                 _line(metric, field.loc, metric_line),
                 "pgettext",
                 (metric_context(family_id, key, field.path), field.text),
+                [_MARKDOWN_HINT] if field.path != "title" else [],
+            )
+
+
+def _concept_messages(document: Mapping[str, Any]) -> Iterator[tuple[int, str, tuple[str, str], list[str]]]:
+    for index, concept in enumerate(document["concepts"]):
+        if not isinstance(concept, Mapping) or not isinstance(concept.get("id"), str):
+            continue
+        line = _line(document, ("concepts", index), 1)
+        for field in concept_texts(concept):
+            yield (
+                _line(concept, field.loc, line),
+                "pgettext",
+                (concept_context(concept["id"], field.path), field.text),
                 [_MARKDOWN_HINT] if field.path != "title" else [],
             )
 

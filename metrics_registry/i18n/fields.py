@@ -10,8 +10,14 @@ id where they have one, so reordering a list keeps the contexts:
 
 - ``healthy[<rule id>].suggests``
 - ``gated_by[<option>].note``
+- ``meaning_depends_on[<option>].effect``
+- ``reduction[<level>].note``
 - ``changes[<version>].description``
+- ``known_issues[<url>].description``
 - ``examples[<index>].description`` (examples have no id)
+
+Concepts (:mod:`metrics_registry.concepts`) have ``concept:<id>|title`` and
+``concept:<id>|summary``.
 
 A repeated name gets ``#2``, ``#3``... (``changes[1.0.0#2].description``).
 """
@@ -22,9 +28,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 __all__ = [
+    "CONCEPT_FIELDS",
+    "CONCEPT_OWNER",
     "FAMILY_FIELDS",
     "METRIC_FIELDS",
     "TextField",
+    "concept_context",
+    "concept_texts",
     "family_context",
     "family_texts",
     "metric_context",
@@ -39,9 +49,16 @@ METRIC_FIELDS = ("title", "summary", "details", "docs_note")
 _LIST_FIELDS = (
     ("healthy", "id", "suggests"),
     ("gated_by", "option", "note"),
+    ("meaning_depends_on", "option", "effect"),
+    ("reduction", "level", "note"),
     ("changes", "version", "description"),
+    ("known_issues", "url", "description"),
     ("examples", None, "description"),
 )
+#: Text fields of a concept, in page order.
+CONCEPT_FIELDS = ("title", "summary")
+#: The "family" part of a concept's message context.
+CONCEPT_OWNER = "concept"
 
 
 class TextField(NamedTuple):
@@ -60,6 +77,13 @@ def family_texts(family: Mapping[str, Any]) -> Iterator[TextField]:
     for name in FAMILY_FIELDS:
         if _is_text(family.get(name)):
             yield TextField(name, (name,), family[name])
+
+
+def concept_texts(concept: Mapping[str, Any]) -> Iterator[TextField]:
+    """The title and summary of one concept (a raw YAML mapping or ``model_dump()``)."""
+    for name in CONCEPT_FIELDS:
+        if _is_text(concept.get(name)):
+            yield TextField(name, (name,), concept[name])
 
 
 def metric_texts(metric: Mapping[str, Any]) -> Iterator[TextField]:
@@ -92,6 +116,11 @@ def metric_texts(metric: Mapping[str, Any]) -> Iterator[TextField]:
 def metric_context(family_id: str, key: str, path: str) -> str:
     """``grpo:kl|summary``."""
     return f"{family_id}:{key}|{path}"
+
+
+def concept_context(concept_id: str, path: str) -> str:
+    """``concept:clip-fraction|title``."""
+    return f"{CONCEPT_OWNER}:{concept_id}|{path}"
 
 
 def family_context(family_id: str, path: str) -> str:

@@ -3,7 +3,9 @@
 A translation must carry over, unchanged, what is not prose: inline code
 spans, metric keys, ``{placeholders}``, LaTeX, URLs and Markdown link
 targets. Its backticks must balance, it must not contain mojibake, and it
-must use the glossary's terms (``i18n/glossary.yaml``). Only translated,
+must use the glossary's terms (``i18n/glossary.yaml``). Like registry
+texts, it must hold no raw HTML (MR150) and no javascript:, data: or
+vbscript: link (MR151): a msgstr reaches the pages as they do. Only translated,
 non-fuzzy entries are checked: a fuzzy entry is reviewed when its English
 changes, and does not reach a page meanwhile.
 """
@@ -22,6 +24,7 @@ from babel.messages.catalog import Catalog, Message
 from metrics_registry.findings import Finding
 from metrics_registry.i18n import DOMAINS, I18nError, catalog_path, i18n_dir, languages
 from metrics_registry.i18n.fields import split_context
+from metrics_registry.markup import FIXES, find_unsafe_markup, problem_line
 
 __all__ = ["GlossaryTerm", "check_catalogs", "check_message", "find_mojibake", "load_glossary"]
 
@@ -275,6 +278,7 @@ def _catalog_findings(
                 "make the translation use the same %-placeholders and plural forms as the English",
                 key=message.context,
             )
+    lines = path.read_text(encoding="utf-8").split("\n")
     for message in catalog:
         if not message.id or message.fuzzy or not _translated(message):
             continue
@@ -283,10 +287,30 @@ def _catalog_findings(
         for target in targets:
             if not target:
                 continue
+            msgstr = _msgstr_line(lines, message.lineno)
+            for problem in find_unsafe_markup(target):
+                yield Finding(
+                    problem.rule,
+                    path,
+                    problem_line(lines, msgstr, target, problem),
+                    problem.describe(),
+                    FIXES[problem.rule],
+                    key=message.context,
+                )
             for rule, text, fix in check_message(
                 sources[-1] if len(targets) > 1 else sources[0], target, lang, keys=keys, glossary=glossary
             ):
                 yield Finding(rule, path, message.lineno, text, fix, key=message.context)
+
+
+def _msgstr_line(lines: list[str], lineno: int | None) -> int | None:
+    """The line of the ``msgstr`` that follows line ``lineno`` (Babel's line of the entry)."""
+    if lineno is None:
+        return None
+    for number in range(lineno, len(lines) + 1):
+        if lines[number - 1].startswith("msgstr"):
+            return number
+    return lineno
 
 
 def _translated(message: Message) -> bool:

@@ -13,7 +13,6 @@ those (where fuzzy entries were left out, so they count as missing).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -21,10 +20,13 @@ from typing import Any, Literal
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import read_mo
 
+from metrics_registry.concepts import Concept
 from metrics_registry.i18n import I18nError, catalog_path
 from metrics_registry.i18n.catalogs import message_state, read_catalog
 from metrics_registry.i18n.fields import (
     TextField,
+    concept_context,
+    concept_texts,
     family_context,
     family_texts,
     metric_context,
@@ -33,7 +35,19 @@ from metrics_registry.i18n.fields import (
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
 
-__all__ = ["Status", "Text", "Translator", "UiTranslations", "load_catalog", "translate_registry"]
+#: What has translatable fields: a metric entry, a family header, a concept.
+Owner = Entry | FamilyInfo | Concept
+
+__all__ = [
+    "Owner",
+    "Status",
+    "Text",
+    "Translator",
+    "UiTranslations",
+    "load_catalog",
+    "owner_fields",
+    "translate_registry",
+]
 
 Status = Literal["source", "translated", "fuzzy", "missing"]
 Loc = tuple[str | int, ...]
@@ -78,9 +92,19 @@ def load_catalog(root: Path, lang: str, domain: str) -> Catalog | None:
     return None
 
 
-def _dump(owner: Entry | FamilyInfo) -> dict[str, Any]:
+def _dump(owner: Owner) -> dict[str, Any]:
     model = owner.metric if isinstance(owner, Entry) else owner
     return model.model_dump(mode="json")
+
+
+def owner_fields(owner: Owner) -> dict[Loc, tuple[TextField, str]]:
+    """Every translatable field of ``owner`` by location, with its message context."""
+    data = _dump(owner)
+    if isinstance(owner, Entry):
+        return {f.loc: (f, metric_context(owner.family.id, owner.key, f.path)) for f in metric_texts(data)}
+    if isinstance(owner, Concept):
+        return {f.loc: (f, concept_context(owner.id, f.path)) for f in concept_texts(data)}
+    return {f.loc: (f, family_context(owner.id, f.path)) for f in family_texts(data)}
 
 
 class Translator:
@@ -99,28 +123,19 @@ class Translator:
             return Text(string, "translated", item.text)
         return Text(item.text, state, item.text)
 
-    def texts(self, owner: Entry | FamilyInfo) -> dict[Loc, Text]:
-        """Every translatable field of a metric entry or a family, by location."""
+    def texts(self, owner: Owner) -> dict[Loc, Text]:
+        """Every translatable field of a metric entry, a family or a concept, by location."""
         cached = self._cache.get(id(owner))
         if cached is None:
-            data = _dump(owner)
-            if isinstance(owner, Entry):
-                fields: Iterator[TextField] = metric_texts(data)
-                contexts = {
-                    f.loc: metric_context(owner.family.id, owner.key, f.path) for f in metric_texts(data)
-                }
-            else:
-                fields = family_texts(data)
-                contexts = {f.loc: family_context(owner.id, f.path) for f in family_texts(data)}
-            cached = {f.loc: self._text(f, contexts[f.loc]) for f in fields}
+            cached = {loc: self._text(f, context) for loc, (f, context) in owner_fields(owner).items()}
             self._cache[id(owner)] = cached
         return cached
 
-    def text(self, owner: Entry | FamilyInfo, *loc: str | int) -> str:
+    def text(self, owner: Owner, *loc: str | int) -> str:
         found = self.texts(owner).get(tuple(loc))
         return found.text if found else ""
 
-    def statuses(self, owner: Entry | FamilyInfo) -> set[Status]:
+    def statuses(self, owner: Owner) -> set[Status]:
         return {t.status for t in self.texts(owner).values()}
 
 
@@ -154,7 +169,7 @@ class UiTranslations:
 
 
 def translate_registry(registry: Registry, lang: str, root: Path) -> dict[str, dict[str, Text]]:
-    """``{"<family>:<key>" or "<family>": {field path: Text}}`` for the whole registry."""
+    """``{"<family>:<key>", "<family>" or "concept:<id>": {field path: Text}}`` for the whole registry."""
     translator = Translator(lang, load_catalog(root, lang, "registry"))
     out: dict[str, dict[str, Text]] = {}
     for family_id, family in registry.families.items():
@@ -163,4 +178,9 @@ def translate_registry(registry: Registry, lang: str, root: Path) -> dict[str, d
     for entry in registry:
         paths = {f.loc: f.path for f in metric_texts(_dump(entry))}
         out[entry.id] = {paths[loc]: text for loc, text in translator.texts(entry).items()}
+    for concept in registry.concepts.values():
+        paths = {f.loc: f.path for f in concept_texts(_dump(concept))}
+        out[concept_context(concept.id, "").rstrip("|")] = {
+            paths[loc]: text for loc, text in translator.texts(concept).items()
+        }
     return out

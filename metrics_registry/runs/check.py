@@ -21,10 +21,20 @@ Finding kinds and severities:
 ``nothing-checked``  no series could be checked: no scalar key, no key the
                      registry knows, or only ambiguous ones (error): such a
                      log is not healthy, whatever else it holds
+``known-issue``      the release the run used (``--trl-version``) logs a wrong
+                     value for the key, a known metrics-only bug (info); with
+                     the tracker link. Not reported when the run's config
+                     (``--config``) is known to avoid the bug
 ``legacy-key``       an old name with a successor (info): the successor is named
 ``unknown-key``      the registry does not know the key (info)
 ``ambiguous-key``    several families log the key and nothing settled it (info)
 ===================  ======================================================
+
+A healthy rule with ``applies_when`` or ``except_when`` is evaluated unless
+what is known of the run (release, ``--config`` values) rules it out: an
+``applies_when`` known to be false, or an ``except_when`` known to be true,
+skips it (counted in :attr:`RunReport.rules_skipped`). What is not known
+never skips a rule.
 
 ``log-stopped``, ``nul-bytes``, ``unterminated`` and ``nothing-checked`` are
 about the whole log: their ``key`` is ``None``.
@@ -34,11 +44,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from metrics_registry.models import FiniteRule
+from metrics_registry.conditions import RunFacts, all_of
+from metrics_registry.models import FiniteRule, KnownIssue
 from metrics_registry.registry import Entry, Registry
 from metrics_registry.runs.identify import KeyInfo, identify_keys
 from metrics_registry.runs.log import ReadProblem, RunLog
@@ -51,7 +62,9 @@ __all__ = [
     "RunFinding",
     "RunReport",
     "check_run",
+    "known_issues",
     "non_finite_severity",
+    "rule_applies",
 ]
 
 FindingKind = Literal[
@@ -61,6 +74,7 @@ FindingKind = Literal[
     "nul-bytes",
     "unterminated",
     "nothing-checked",
+    "known-issue",
     "legacy-key",
     "unknown-key",
     "ambiguous-key",
@@ -75,9 +89,17 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 @dataclass(frozen=True)
 class CheckOptions:
+    """What the user says about the run: family, TRL release, configuration values."""
+
     family: str | None = None
     trl_version: str | None = None
     thresholds: Thresholds = field(default_factory=Thresholds)
+    config: Mapping[str, object] = field(default_factory=dict)
+
+    def facts(self, entry: Entry) -> RunFacts:
+        """What is known of the run for ``entry``'s family (``--trl-version`` counts TRL releases only)."""
+        version = self.trl_version if entry.family.versions_of == "trl" else None
+        return RunFacts(version, self.config)
 
 
 @dataclass(frozen=True)
@@ -92,6 +114,9 @@ class RunFinding:
     violation: Violation | None = None
     problem: ReadProblem | None = None  # log-stopped, nul-bytes, unterminated
     nothing: NothingChecked | None = None  # nothing-checked
+    issue: KnownIssue | None = None  # known-issue
+    confirmed: bool = False  # known-issue: the run's config is known to meet the issue's conditions
+    version: str | None = None  # known-issue: the release the run used
 
     @property
     def entry(self) -> Entry | None:
@@ -119,6 +144,7 @@ class RunReport:
     family_votes: Counter[str]
     series_checked: int = 0
     rules_evaluated: int = 0
+    rules_skipped: int = 0  # rules whose conditions the run is known not to meet
 
     @property
     def family(self) -> str | None:
@@ -154,6 +180,32 @@ def non_finite_severity(key: str, entry: Entry | None) -> Severity:
     if metric is not None and (metric.category in _SEVERE_CATEGORIES or metric.unit in _SEVERE_UNITS):
         return "error"
     return "error" if _SEVERE_KEY.search(key) else "warning"
+
+
+def rule_applies(rule: object, facts: RunFacts) -> bool:
+    """Whether to evaluate ``rule`` on a run with these ``facts``: unless its conditions rule the run out."""
+    applies_when = getattr(rule, "applies_when", None)
+    except_when = getattr(rule, "except_when", None)
+    if applies_when is not None and applies_when.holds(facts) is False:
+        return False
+    return not (except_when is not None and except_when.holds(facts) is True)
+
+
+def known_issues(entry: Entry, facts: RunFacts) -> list[tuple[KnownIssue, bool]]:
+    """The known issues of ``entry`` in the run's release, and whether its config is known to meet them.
+
+    Nothing without a release: a known issue is about releases.
+    """
+    if facts.version is None:
+        return []
+    found = []
+    for issue in entry.metric.known_issues:
+        if not issue.affects.contains(facts.version):
+            continue
+        meets = all_of(condition.holds(facts.config) for condition in issue.when)
+        if meets is not False:
+            found.append((issue, meets is True))
+    return found
 
 
 def _nothing_checked(report: RunReport) -> NothingChecked:
@@ -198,6 +250,20 @@ def check_run(
         elif info.status == "legacy":
             report.findings.append(RunFinding("legacy-key", "info", key, info))
         entry = info.entry
+        facts = options.facts(entry) if entry is not None else RunFacts()
+        if entry is not None:
+            for issue, confirmed in known_issues(entry, facts):
+                report.findings.append(
+                    RunFinding(
+                        "known-issue",
+                        "info",
+                        key,
+                        info,
+                        issue=issue,
+                        confirmed=confirmed,
+                        version=facts.version,
+                    )
+                )
         points = log.series.get(key)
         if not points:
             continue
@@ -211,6 +277,9 @@ def check_run(
             continue
         report.series_checked += 1
         for rule in rules:
+            if not rule_applies(rule, facts):
+                report.rules_skipped += 1
+                continue
             report.rules_evaluated += 1
             violation = evaluate(rule, points, options.thresholds)
             if violation is not None:

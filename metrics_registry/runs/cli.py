@@ -59,6 +59,36 @@ def _release(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
         raise click.BadParameter(str(error)) from None
 
 
+_CONFIG_VALUE_MAX = 200
+_CONFIG_ITEMS_MAX = 50
+
+
+def _config(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str, object]:
+    """``--config NAME=VALUE`` (repeatable): configuration values the run used; usage errors exit 2."""
+    import re
+
+    from metrics_registry.conditions import OPTION_PATTERN, parse_config_value
+    from metrics_registry.terminal import CONTROL_CHARACTERS, printable
+
+    if len(values) > _CONFIG_ITEMS_MAX:
+        raise click.BadParameter(f"at most {_CONFIG_ITEMS_MAX} values; give those the checks need")
+    config: dict[str, object] = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        shown = printable(item[:60]) + ("…" if len(item) > 60 else "")
+        if not sep or not re.match(OPTION_PATTERN, name.strip()):
+            raise click.BadParameter(
+                f"'{shown}' is not NAME=VALUE with a config field name, e.g. num_mini_batches=2"
+            )
+        if len(value) > _CONFIG_VALUE_MAX or CONTROL_CHARACTERS.search(value):
+            raise click.BadParameter(
+                f"the value of '{name.strip()}' is longer than {_CONFIG_VALUE_MAX} characters or holds a"
+                " control character; give the value as the config file has it"
+            )
+        config[name.strip()] = parse_config_value(value)
+    return config
+
+
 def _read_logs(logs: tuple[Path, ...], input_format: str, progress: Any) -> list[RunLog]:
     from metrics_registry.runs.readers import read_log
 
@@ -105,6 +135,15 @@ def _check_runs(
 @click.option("--family", help="Family of the run (e.g. grpo, ppo, legacy-ppo), when keys are ambiguous.")
 @click.option("--trl-version", callback=_release, help="TRL release that wrote the logs, e.g. 0.7.10.")
 @click.option(
+    "--config",
+    "config",
+    multiple=True,
+    callback=_config,
+    metavar="NAME=VALUE",
+    help="A configuration value the run used, e.g. num_mini_batches=2 (repeatable). Rules that do not"
+    " hold for it are skipped, and known issues it avoids are not reported.",
+)
+@click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
 )
 @click.option("--lang", type=click.Choice(["en", "vi", "zh"]), default="en", show_default=True)
@@ -132,6 +171,7 @@ def check_run_command(
     input_format: str,
     family: str | None,
     trl_version: str | None,
+    config: dict[str, object],
     fmt: str,
     lang: str,
     fail_on: str,
@@ -168,7 +208,7 @@ def check_run_command(
             fail(str(error), EXIT_CANNOT_CHECK)
         if family is not None and family not in registry.families:
             fail(f"unknown family '{family}' (known: {', '.join(sorted(registry.families))})", EXIT_USAGE)
-        reports = _check_runs(runs, registry, CheckOptions(family, trl_version), progress)
+        reports = _check_runs(runs, registry, CheckOptions(family, trl_version, config=config), progress)
     loc = Localizer(lang, site_url=site_url)
     if fmt == "json":
         text: str | None = render_json(reports, loc)

@@ -167,10 +167,20 @@ class Localizer:
     def suggests(self, entry: Entry, rule: object) -> str:
         """The rule's ``suggests`` text in the report's language (English when not translated)."""
         index = next(i for i, r in enumerate(entry.metric.healthy) if r is rule)
-        texts = self.registry.texts(entry)
-        text = texts.get(("healthy", index, "suggests"))
+        return self.registry_text(entry, ("healthy", index, "suggests"), str(getattr(rule, "suggests", "")))
+
+    def issue_description(self, entry: Entry, issue: object) -> str:
+        """A known issue's description in the report's language (English when not translated)."""
+        index = next(i for i, item in enumerate(entry.metric.known_issues) if item is issue)
+        return self.registry_text(
+            entry, ("known_issues", index, "description"), str(getattr(issue, "description", ""))
+        )
+
+    def registry_text(self, entry: Entry, loc: tuple[str | int, ...], english: str) -> str:
+        """A translatable field of ``entry`` on one line, in the report's language."""
+        text = self.registry.texts(entry).get(loc)
         if text is None:
-            return " ".join(str(getattr(rule, "suggests", "")).split())
+            return " ".join(english.split())
         if text.fallback:
             self.registry_fallbacks += 1
         return " ".join(text.text.split())

@@ -19,6 +19,7 @@ from rich.text import Text
 from metrics_registry.runs.check import SEVERITIES, RunFinding, RunReport
 from metrics_registry.runs.locale import Localizer
 from metrics_registry.runs.wording import (
+    ISSUE_KINDS,
     LOG_KINDS,
     SERIES_KINDS,
     counts_text,
@@ -64,13 +65,19 @@ def _header(report: RunReport, loc: Localizer) -> list[tuple[str, str]]:
             },
         )
     )
-    rows.append(
-        (
-            _("Checked"),
-            _("%(series)s series, %(rules)s rule evaluations")
-            % {"series": loc.step(report.series_checked), "rules": loc.step(report.rules_evaluated)},
+    checked = {
+        "series": loc.step(report.series_checked),
+        "rules": loc.step(report.rules_evaluated),
+        "skipped": loc.step(report.rules_skipped),
+    }
+    if report.rules_skipped:
+        text = _(
+            "%(series)s series, %(rules)s rule evaluations; %(skipped)s rules skipped: they do not hold"
+            " for this release or configuration"
         )
-    )
+    else:
+        text = _("%(series)s series, %(rules)s rule evaluations")
+    rows.append((_("Checked"), text % checked))
     rows.append(
         (
             _("Findings"),
@@ -118,6 +125,17 @@ def finding_to_dict(finding: RunFinding, loc: Localizer) -> dict[str, Any]:
         data["successors"] = [s.id for s in finding.info.successors]
     if finding.kind == "ambiguous-key" and finding.info is not None:
         data["candidates"] = [m.entry.id for m in finding.info.candidates]
+    if finding.issue is not None:
+        issue = finding.issue
+        data["issue"] = {
+            "url": issue.url,
+            "effect": issue.effect,
+            "affects": issue.affects.model_dump(mode="json"),
+            "when": [condition.text() for condition in issue.when],
+            "confirmed": finding.confirmed,
+            "fixed_in": issue.fixed_in,
+            "version": finding.version,
+        }
     data["url"] = loc.url(entry) if entry is not None else None
     return data
 
@@ -165,6 +183,7 @@ def report_to_dict(report: RunReport, loc: Localizer) -> dict[str, Any]:
             },
             "series_checked": report.series_checked,
             "rules_evaluated": report.rules_evaluated,
+            "rules_skipped": report.rules_skipped,
             "counts": {severity: report.count(severity) for severity in SEVERITIES},
             "findings": [finding_to_dict(f, loc) for f in report.findings],
         }
@@ -216,6 +235,7 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
     _ = loc.gettext
     # Labels are looked up outside f-strings: Babel's extractor does not see into them.
     title, unhealthy, keys_title = _("Run check"), _("Unhealthy series"), _("Keys")
+    issues_title, tracker = _("Known issues in the version you ran"), _("Tracker")
     log_title = _("The log")
     columns = [
         _("Severity"),
@@ -247,7 +267,13 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
             out += ["| " + " | ".join(_series_cells(finding, loc)) + " |" for finding in series]
         elif _healthy(report):
             out += ["", _("Every checked series is healthy.")]
-        notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS]
+        issues = [f for f in report.findings if f.kind in ISSUE_KINDS]
+        if issues:
+            out += ["", f"### {issues_title}", ""]
+            for keys, text, url in _issue_groups(issues, loc):
+                shown = _("; ").join(f"`{key}`" for key in keys)
+                out.append(f"- {shown}: {_cell(text)} [{tracker}]({url})")
+        notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS + ISSUE_KINDS]
         if notes:
             out += ["", f"### {keys_title}", ""]
             for finding in notes:
@@ -286,6 +312,34 @@ def _print_series(finding: RunFinding, loc: Localizer, console: Console) -> None
     console.print(Padding(Group(*body), (0, 0, 0, 4), expand=False))
 
 
+def _issue_groups(findings: list[RunFinding], loc: Localizer) -> list[tuple[list[str], str, str]]:
+    """``(keys, sentence, link)``: keys that one known issue affects in the same words, said once."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for finding in findings:
+        assert finding.issue is not None
+        groups.setdefault((describe(finding, loc), finding.issue.url), []).append(finding.key or "")
+    return [(keys, text, url) for (text, url), keys in groups.items()]
+
+
+def _print_issues(findings: list[RunFinding], loc: Localizer, console: Console) -> None:
+    """The known issues of the release the run used, with their tracker links."""
+    if not findings:
+        return
+    console.print()
+    console.print(Text(loc.gettext("Known issues in the version you ran"), style="bold"))
+    for keys, text, url in _issue_groups(findings, loc):
+        console.print(
+            Text.assemble(
+                (f"{_MARKS['info']} ", _STYLES["info"]),
+                (printable(loc.gettext("; ").join(keys)), "bold"),
+                ": ",
+                printable(text),
+            )
+        )
+        # printable: the URL passed the registry's https check, but it is still registry text
+        console.print(Padding(Text(printable(url), style="blue underline"), (0, 0, 0, 4)))
+
+
 def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> None:
     _ = loc.gettext
     for report in reports:
@@ -304,7 +358,8 @@ def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> N
             console.print(Text(_("Every checked series is healthy."), style="green"))
         for finding in series:
             _print_series(finding, loc, console)
-        notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS]
+        _print_issues([f for f in report.findings if f.kind in ISSUE_KINDS], loc, console)
+        notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS + ISSUE_KINDS]
         if notes:
             console.print()
             for finding in notes:

@@ -6,11 +6,19 @@ report's gettext, bound at the top of each function.
 
 from __future__ import annotations
 
-from metrics_registry.describe import describe_rule
+from metrics_registry.describe import describe_issue_effect, describe_rule
 from metrics_registry.runs.check import RunFinding
 from metrics_registry.runs.locale import Localizer
 
-__all__ = ["LOG_KINDS", "SERIES_KINDS", "counts_text", "describe", "expected", "severity_label"]
+__all__ = [
+    "ISSUE_KINDS",
+    "LOG_KINDS",
+    "SERIES_KINDS",
+    "counts_text",
+    "describe",
+    "expected",
+    "severity_label",
+]
 
 
 def severity_label(severity: str, loc: Localizer) -> str:
@@ -30,6 +38,27 @@ def _join(items: list[str]) -> str:
 #: Findings about the whole log, and about one series' values.
 LOG_KINDS = ("log-stopped", "nul-bytes", "unterminated", "nothing-checked")
 SERIES_KINDS = ("rule", "non-finite")
+#: Findings about what the release the run used logs wrongly.
+ISSUE_KINDS = ("known-issue",)
+
+
+def _describe_issue(finding: RunFinding, loc: Localizer) -> str:
+    """``known to be inflated in the version you ran (TRL 0.20.0): ...``; the link is the report's."""
+    _ = loc.gettext
+    issue, entry = finding.issue, finding.entry
+    assert issue is not None and entry is not None
+    who = "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
+    values = {
+        "effect": describe_issue_effect(issue.effect, _),
+        "version": f"{who} {finding.version}" if finding.version else issue.affects.text(who),
+        "conditions": _(" and ").join(condition.text() for condition in issue.when),
+        "description": loc.issue_description(entry, issue),
+    }
+    if issue.when and not finding.confirmed:
+        head = _("known to be %(effect)s in the version you ran (%(version)s) when %(conditions)s")
+    else:
+        head = _("known to be %(effect)s in the version you ran (%(version)s)")
+    return _("%(head)s: %(description)s") % {"head": head % values, "description": values["description"]}
 
 
 def _describe_log(finding: RunFinding, loc: Localizer) -> str:
@@ -88,6 +117,8 @@ def describe(finding: RunFinding, loc: Localizer) -> str:
     _ = loc.gettext
     if finding.kind in LOG_KINDS:
         return _describe_log(finding, loc)
+    if finding.kind in ISSUE_KINDS:
+        return _describe_issue(finding, loc)
     info = finding.info
     assert info is not None
     if finding.kind == "unknown-key":

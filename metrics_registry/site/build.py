@@ -22,12 +22,14 @@ from pathlib import Path
 
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
+from metrics_registry.site import hooks
 from metrics_registry.site.assets import copy_assets
 from metrics_registry.site.generate import generate_pages
 from metrics_registry.site.languages import DEFAULT_LANGUAGE, SITE_LANGUAGES
 from metrics_registry.site.linkcheck import check_links
 from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
 from metrics_registry.site.rootpages import write_root_pages
+from metrics_registry.site.sanitize import clean_text
 from metrics_registry.site.theme import theme_settings
 
 __all__ = ["BuildError", "BuildReport", "OutputRefused", "build_site", "data_files", "find_project_root"]
@@ -78,8 +80,14 @@ def data_files(registry: Registry, root: Path | None = None) -> dict[str, str]:
     return files
 
 
-def _nav(registry: Registry, docs: Path, _: Callable[[str], str]) -> list[object]:
-    """The navigation, with section titles in the page's language (page titles come from the pages)."""
+def _nav(registry: Registry, docs: Path, gettext: Callable[[str], str]) -> list[object]:
+    """The navigation, with section titles in the page's language (page titles come from the pages).
+
+    The titles come from a catalog and the theme writes them as HTML: plain text only.
+    """
+
+    def _(message: str) -> str:
+        return clean_text(gettext(message))
 
     def pages(folder: str) -> list[str]:
         return sorted(p.relative_to(docs).as_posix() for p in (docs / folder).glob("*.md"))
@@ -118,6 +126,7 @@ def _config(
     base_url: str,
     nav: list[object],
     gettext: Callable[[str], str],
+    trusted: frozenset[str] = frozenset(),
 ) -> dict[str, object]:
     """The MkDocs config of one language (JSON is valid YAML, and needs no YAML writer here)."""
     languages = [
@@ -154,7 +163,10 @@ def _config(
                 {"name": item["name"], "link": item["path"], "lang": item["code"]} for item in languages
             ],
             "site_languages": languages,
+            # every other page carries untrusted text: the hook cleans it
+            hooks.TRUSTED_PAGES_KEY: sorted(trusted),
         },
+        "hooks": [hooks.__file__],
         "nav": nav,
     }
 
@@ -224,7 +236,8 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     data = data_files(registry, root)
     for lang in codes:
         docs = work / "docs" / lang
-        pages += len(generate_pages(registry, root, docs, lang=lang))
+        written = generate_pages(registry, root, docs, lang=lang)
+        pages += len(written)
         copy_assets(root, docs)
         for name, text in data.items():  # next to the pages that link to them
             (docs / name).write_text(text, encoding="utf-8")
@@ -242,6 +255,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             base_url=base_url,
             nav=nav,
             gettext=gettext,
+            trusted=written.trusted,
         )
         path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
         configs.append(path)

@@ -19,10 +19,15 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from metrics_registry.describe import (
     describe_across_processes,
     describe_category,
+    describe_issue_effect,
     describe_reduce,
+    describe_reduction_level,
+    describe_reduction_op,
     describe_rule,
+    describe_rule_conditions,
     describe_unit,
 )
+from metrics_registry.concepts import lineage
 from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.keys import Reference
 from metrics_registry.models import FamilyInfo
@@ -30,13 +35,15 @@ from metrics_registry.registry import Entry, Registry
 from metrics_registry.site.headings import align_heading_ids, with_heading_ids
 from metrics_registry.site.lists import python_markdown_lists
 from metrics_registry.site.notes import find_notes, shift_headings
+from metrics_registry.site.sanitize import markdown_text
 from metrics_registry.site.source import example_code, reference_source
 from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_value
 
 if TYPE_CHECKING:
+    from metrics_registry.concepts import Concept
     from metrics_registry.i18n.translate import Translator, UiTranslations
 
-__all__ = ["generate_pages"]
+__all__ = ["GeneratedPages", "generate_pages"]
 
 #: Where a reader learns how to help translate, relative to a language's docs folder.
 HELP_PAGE = "contributing/translating.md"
@@ -45,6 +52,17 @@ API_PAGE = "api.md"
 API_DOCUMENTED = "metrics_registry.reference."
 #: Pages generated at the top of every language's docs folder.
 GENERATED_PAGES = ("metrics.md", "reading-a-run.md", "legacy-names.md")
+
+
+class GeneratedPages(list[Path]):
+    """The pages written for one language, and which of them are hand-written.
+
+    ``trusted`` (paths below the language folder) are the hand-written pages
+    no generated page replaced; the build cleans every other page
+    (:mod:`metrics_registry.site.hooks`).
+    """
+
+    trusted: frozenset[str] = frozenset()
 
 
 def _cell(text: str) -> str:
@@ -139,9 +157,24 @@ def _environment(
         """Items of a list run together with the language's separator (Chinese: 、)."""
         return gettext(", ").join(items)
 
+    def concept_tx(concept: Concept, field: str) -> str:
+        return translator.text(concept, field) if translator is not None else str(getattr(concept, field))
+
+    def rule_conditions(rule: object, entry: Entry) -> str:
+        return describe_rule_conditions(rule, gettext, versions_of(entry), _code)
+
     env.filters["cell"] = _cell
     env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
+    env.filters["condition_code"] = lambda condition: _code(condition.text())
     env.globals.update(
+        concepts=registry.concepts,
+        concept_tx=concept_tx,
+        concept_parents=lambda concept: lineage(registry.concepts, concept.id)[1:],
+        level_label=lambda value: describe_reduction_level(value, gettext),
+        op_label=lambda value: describe_reduction_op(value, gettext),
+        effect_label=lambda value: describe_issue_effect(value, gettext),
+        rule_conditions=rule_conditions,
+        versions_of=versions_of,
         link=link,
         ref_label=lambda reference: str(Reference.parse(reference)),
         rule_text=lambda rule: describe_rule(rule, gettext),
@@ -162,6 +195,16 @@ def _environment(
         alternatives=lambda spot: ", ".join(f"{a.char} {a.probability:.2f}" for a in spot.alternatives[1:4]),
     )
     return env
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span."""
+    return f"`{text}`"
+
+
+def versions_of(entry: Entry) -> str:
+    """Whose releases the entry's version numbers count: ``TRL`` or the extension's project."""
+    return "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
 
 
 def _api_link(reference: str) -> str:
@@ -223,7 +266,12 @@ def _ui_notice(markdown: str, ui: UiTranslations | None, page: str) -> str:
 
 
 def _page_notice(state: str, gettext: Callable[[str], str], page: str) -> list[str]:
-    """The notice of a hand-written page shown in English (missing) or translated from old English."""
+    """The notice of a hand-written page shown in English (missing) or translated from old English.
+
+    The page is trusted and not cleaned by the build, so the UI strings
+    (from a catalog, not trusted) go in as plain text.
+    """
+    gettext = _plain(gettext)
     if state == "missing":
         title = gettext("Not translated yet")
         text = gettext("This page is not translated yet; it is shown in English.")
@@ -238,13 +286,22 @@ def _page_notice(state: str, gettext: Callable[[str], str], page: str) -> list[s
 
 
 def _api_notice(gettext: Callable[[str], str], page: str) -> list[str]:
-    """The notice of the API page in another language: its reference comes from English docstrings."""
+    """The notice of the API page in another language: its reference comes from English docstrings.
+
+    The page is trusted and not cleaned by the build: the UI strings go in as plain text.
+    """
+    gettext = _plain(gettext)
     title = gettext("In English")
     text = gettext(
         "The reference below is generated from the docstrings of the Python package, "
         "which are written in English only."
     )
     return [f'!!! info "{title}"', "", f"    {text}"]
+
+
+def _plain(gettext: Callable[[str], str]) -> Callable[[str], str]:
+    """``gettext`` whose translations are plain text in Markdown (no HTML, link or code span)."""
+    return lambda message: markdown_text(gettext(message))
 
 
 def _handwritten_pages(root: Path, out: Path, lang: str, gettext: Callable[[str], str]) -> list[Path]:
@@ -276,7 +333,7 @@ def _handwritten_pages(root: Path, out: Path, lang: str, gettext: Callable[[str]
     return [out / page for page in pages]
 
 
-def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en") -> list[Path]:
+def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en") -> GeneratedPages:
     """Write the Markdown of one language into ``out``; return the pages written.
 
     ``root`` is the project folder (``docs/``, ``i18n/``). Assets are not
@@ -298,7 +355,8 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
         shutil.rmtree(out)
     out.mkdir(parents=True)
     gettext: Callable[[str], str] = ui.gettext if ui is not None else _identity
-    written = _handwritten_pages(root, out, lang, gettext)
+    written = GeneratedPages(_handwritten_pages(root, out, lang, gettext))
+    trusted = {path.relative_to(out).as_posix() for path in written}
     if ui is not None:
         ui.fallbacks.clear()  # the hand-written pages carry their own notice
     here: dict[str, str] = {}
@@ -311,6 +369,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_tidy(_ui_notice(text, ui, page)), encoding="utf-8")
         written.append(path)
+        trusted.discard(page)
 
     for family_id, family in registry.families.items():
         entries = sorted(registry.in_family(family_id), key=lambda e: e.key)
@@ -348,6 +407,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
             translated=translated,
             help_link=_help_link(page),
         )
+    written.trusted = frozenset(trusted)
     return written
 
 

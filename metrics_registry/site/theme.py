@@ -9,13 +9,16 @@ catalog leaves in English for some languages ("Initializing search" in
 Vietnamese). They are translated here, from the ``ui`` catalog, into the
 settings each language's MkDocs config adds to ``mkdocs.yml`` (see
 :mod:`metrics_registry.site.build`); ``docs/overrides`` reads the rest from
-``extra.theme_text``.
+``extra.theme_text``. Translations are contributor input: each goes in as
+plain text (:func:`metrics_registry.site.sanitize.clean_text`), as the
+navigation's labels do.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
+
+from metrics_registry.site.sanitize import clean_text
 
 __all__ = ["MATERIAL_LINK", "theme_settings"]
 
@@ -60,10 +63,14 @@ def _theme_text(_: Gettext) -> dict[str, str]:
     }
 
 
-def theme_settings(_: Gettext) -> dict[str, object]:
+def theme_settings(gettext: Gettext) -> dict[str, object]:
     """The part of one language's MkDocs config that carries text of the theme, in that language."""
+
+    def _(message: str) -> str:
+        return clean_text(gettext(message))
+
     tool = f'<a href="{MATERIAL_LINK}" target="_blank" rel="noopener">Material for MkDocs</a>'
-    made_with = html.escape(_("Made with %(tool)s"), quote=False).replace("%(tool)s", tool)
+    made_with = _("Made with %(tool)s").replace("%(tool)s", tool)
     return {
         "site_name": _("RL Metrics Registry"),
         "copyright": made_with,

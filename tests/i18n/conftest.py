@@ -17,6 +17,7 @@ def project(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "i18n", dest / "i18n", ignore=shutil.ignore_patterns("*.mo", "*.bak"))
     for folder, pattern in (
         ("metrics_registry/data", "*.yaml"),
+        ("metrics_registry/data/concepts", "*.yaml"),
         ("extensions", "*.yaml"),
         ("metrics_registry/templates", "*.j2"),
         ("metrics_registry/site", "*.py"),

@@ -58,7 +58,7 @@ def test_pybabel_extracts_registry_fields_with_context_and_line(project: Path, t
     assert {
         "Healthy values",
         "Aggregation",
-        "Logged when",
+        "Logged only when",
         "Not translated yet",
         "goes up over the run",
     } <= ui
@@ -78,6 +78,40 @@ def test_every_text_field_of_every_metric_is_extracted(project: Path, tmp_path: 
     assert expected <= extracted
     fields = {path.split("[")[0].split(".")[0] for (path, _) in ((c.split("|")[1], i) for c, i in expected)}
     assert {"title", "summary", "details", "aggregation", "healthy", "gated_by", "changes"} <= fields
+    assert {"meaning_depends_on", "known_issues", "reduction"} <= fields
+
+
+def test_concepts_are_extracted_with_their_own_context_and_line(project: Path, tmp_path: Path) -> None:
+    _pybabel(project, tmp_path / "all.pot")
+    with (tmp_path / "all.pot").open("rb") as handle:
+        catalog = read_po(handle)
+    concepts = project / "metrics_registry" / "data" / "concepts" / "concepts.yaml"
+    lines = concepts.read_text(encoding="utf-8").splitlines()
+    start = lines.index("  - id: clip-fraction-low")
+    title = catalog.get("Clip fraction, low side", context="concept:clip-fraction-low|title")
+    assert title is not None
+    assert title.locations == [("metrics_registry/data/concepts/concepts.yaml", start + 3)]
+    summaries = {m.context for m in catalog if m.context and m.context.endswith("|summary")}
+    assert {"concept:clip-fraction-low|summary", "concept:reference-kl|summary"} <= summaries
+
+
+def test_new_list_fields_are_named_by_their_ids(valid_file: Path) -> None:
+    from metrics_registry.i18n.extract import extract_registry
+
+    with valid_file.open("rb") as handle:
+        found = {context: line for line, _f, (context, _t), _c in extract_registry(handle, (), (), {})}
+    owner = "toy:toy/reward/{name}/mean|"
+    lines = valid_file.read_text(encoding="utf-8").splitlines()
+
+    def line_of(text: str) -> int:
+        return next(i for i, line in enumerate(lines, 1) if text in line)
+
+    assert found[owner + "meaning_depends_on[scale].effect"] == line_of("effect: Rewards are divided")
+    assert found[owner + "known_issues[https://example.org/toy/issues/1].description"] == line_of(
+        "description: Summed over workers"
+    )
+    assert found[owner + "reduction[rank].note"] == line_of("note: Sums and counts")
+    assert owner + "reduction[sequence].note" not in found  # a stage without a note has nothing to translate
 
 
 def test_i18n_extract_writes_two_domains_deterministically(project: Path, tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def test_chinese_pages_use_chinese_punctuation(registry: Registry, tmp_path: Pat
     page = (tmp_path / "zh" / "reference" / "grpo.md").read_text(encoding="utf-8")
     assert "**上游：**" in page and "**上游:**" not in page
     assert "（警告）：" in page and "(警告):" not in page
-    assert "**记录条件：**" in page
+    assert "**仅在以下情况记录：**" in page
     titles = [line for line in page.splitlines() if line.startswith("**") and line.count("**") >= 2]
     assert titles and not any(line.split("**")[1].endswith(".") for line in titles)
     generate_pages(registry, ROOT, tmp_path / "en")
@@ -119,3 +119,61 @@ def test_hand_written_pages_share_their_heading_ids(registry: Registry, tmp_path
     for page, english in ids["en"].items():
         assert None not in english, page
         assert ids["vi"][page] == english == ids["zh"][page], page
+
+
+def _section(page: str, key: str) -> str:
+    start = page.index(f"## `{key}`")
+    end = page.find("\n## `", start + 1)
+    return page[start : end if end != -1 else len(page)]
+
+
+def test_meaning_known_issues_reduction_and_concept_on_the_page(registry: Registry, tmp_path: Path) -> None:
+    generate_pages(registry, ROOT, tmp_path / "en")
+    ppo = (tmp_path / "en" / "reference" / "ppo.md").read_text(encoding="utf-8")
+    ratio = _section(ppo, "val/ratio")
+    assert '!!! bug "Known issue: the value is deflated in TRL ≥ 0.17.0, < 1.13.0"' in ratio
+    assert "    Only with `num_mini_batches > 1` and `gradient_accumulation_steps > 1`." in ratio
+    assert "[Tracker](https://github.com/huggingface/trl/pull/2531)" in ratio
+    assert "**Concept:** *Probability ratio*: " in ratio
+    assert "1. *micro-batch*: mean. Plain mean over every response position, padding included." in ratio
+    assert "2. *processes (ranks)*: gathered, reduced at a later stage." in ratio
+    assert (
+        "- *between 0.8 and 1.2* (not when TRL ≥ 0.17.0, < 1.13.0 and `num_mini_batches > 1` and"
+        " `gradient_accumulation_steps > 1`) (warning):" in ratio
+    )
+    assert "Logged only when" not in ratio  # the old num_mini_batches "gate" is gone
+    kl = _section(ppo, "objective/kl")
+    assert "**What the value means depends on**" in kl
+    assert '- `kl_estimator == "k3"`: Switches the per-token estimator' in kl
+    assert "**Logged only when:**" not in kl
+    grpo = (tmp_path / "en" / "reference" / "grpo.md").read_text(encoding="utf-8")
+    assert "**Logged only when:** `beta != 0.0`" in _section(grpo, "kl")
+    low = _section(grpo, "clip_ratio/low_mean")
+    assert "**Concept:** *Clip fraction, low side* (a kind of *Clip fraction*): " in low
+    clip = _section(grpo, "clip_ratio")
+    assert "Fixed in 0.17.0. [Tracker](https://github.com/huggingface/trl/issues/3032)" in clip
+
+
+def test_new_blocks_are_translated(registry: Registry, tmp_path: Path) -> None:
+    generate_pages(registry, ROOT, tmp_path / "zh", lang="zh")
+    ratio = _section((tmp_path / "zh" / "reference" / "ppo.md").read_text(encoding="utf-8"), "val/ratio")
+    assert '!!! bug "已知问题：在 TRL ≥ 0.17.0, < 1.13.0 中数值偏低"' in ratio
+    assert "**概念：** *概率比率*：" in ratio
+    assert "仅在 `num_mini_batches > 1` 且 `gradient_accumulation_steps > 1` 时出现。" in ratio
+    assert "**归约过程（由内向外）**" in ratio
+    assert "Known issue" not in ratio and "Reduction" not in ratio and "Not translated yet" not in ratio
+    generate_pages(registry, ROOT, tmp_path / "vi", lang="vi")
+    kl = _section((tmp_path / "vi" / "reference" / "ppo.md").read_text(encoding="utf-8"), "objective/kl")
+    assert "**Ý nghĩa của giá trị phụ thuộc vào**" in kl and "Chưa được dịch" not in kl
+
+
+def test_fixture_family_renders_conditions_and_issue_details(valid_file: Path, tmp_path: Path) -> None:
+    import metrics_registry
+
+    toy = metrics_registry.load([valid_file])
+    generate_pages(toy, ROOT, tmp_path / "en")
+    page = (tmp_path / "en" / "reference" / "toy.md").read_text(encoding="utf-8")
+    assert "(only when TRL ≥ 1.2; not when `scale == True`)" in page
+    assert '!!! bug "Known issue: the value is inflated in TRL ≥ 1.1, < 1.3"' in page
+    assert "Only with `num_workers > 1`. Fixed in 1.3. [Tracker](https://example.org/toy/issues/1)" in page
+    assert "2. *processes (ranks)*: token-weighted mean. Sums and counts added over processes." in page

@@ -32,6 +32,9 @@ function setUpMetricsFilter() {
     if (code) row.dataset.family = code.dataset.family;
     row.dataset.crucial = cells[2] && cells[2].textContent.trim() ? "true" : "false";
   });
+  // no inline handler in the page: every page generated from the registry
+  // is cleaned of them (metrics_registry/site/sanitize.py)
+  box.addEventListener("submit", function (event) { event.preventDefault(); });
   [input, family, crucial].forEach(function (element) {
     element.addEventListener("input", apply);
     element.addEventListener("change", apply);

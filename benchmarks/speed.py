@@ -1,0 +1,165 @@
+"""Every figure of the speed issue, each next to its yardstick measured in the same run.
+
+    python benchmarks/speed.py [--repeat 5] [--scale 69]
+
+Printed, with the target in brackets:
+
+- ``explain KEY`` in a new process, cache warm: seconds and the ratio to
+  ``python -c pass`` [<= 0.25 s, <= 8x];
+- ``validate`` of the project (registry, docs pages, catalogs): cold (cache
+  off) and warm, seconds and peak memory [warm <= 1.0 s, <= 150 MiB];
+- load + validate of a synthetic registry of ~10,000 metrics (the real
+  families copied ``--scale`` times), cold and warm, and the cost per metric
+  against the real registry's (linear means a ratio near 1) [<= 2 s];
+- the core install: MB on disk of the packages ``pip install metrics-registry``
+  pulls without extras, beyond Python [<= 30 MB].
+
+The site build and the encoding repairer have their own scripts
+(``build_site.py``, ``encoding.py``), whose yardsticks (plain MkDocs, ftfy)
+need minutes. A loaded machine slows a command and its yardstick alike:
+read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def _run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and peak resident MiB of one process."""
+    started = time.perf_counter()
+    process = subprocess.Popen(args, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, _status, usage = os.wait4(process.pid, 0)
+    return time.perf_counter() - started, usage.ru_maxrss / 1024
+
+
+def _median(args: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
+    runs = [_run(args, env) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "metrics_registry.cli", *args]
+
+
+def _in_process(paths: list[Path]) -> float:
+    code = (
+        "import sys, time; from metrics_registry.api import validate; t = time.perf_counter(); "
+        "validate(sys.argv[1:]); print(time.perf_counter() - t)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    output = subprocess.run(
+        [sys.executable, "-c", code, *map(str, paths)], env=env, capture_output=True, text=True, check=True
+    )
+    return float(output.stdout)
+
+
+def _synthetic(scale: int, folder: Path) -> list[Path]:
+    from build_site import synthetic_registry  # the same copies the site benchmark builds
+
+    folder.mkdir(parents=True, exist_ok=True)
+    registry = synthetic_registry(scale, folder)
+    del registry
+    return [*sorted(folder.glob("*.yaml")), ROOT / "extensions" / "multiturn_grpo.yaml"]
+
+
+def _core_install_mb() -> float:
+    """Disk size of the core requirement closure of metrics-registry, without extras."""
+    seen: set[str] = set()
+    pending = [Requirement(r) for r in metadata.requires("metrics-registry") or [] if "extra ==" not in r]
+    total = 0
+    while pending:
+        requirement = pending.pop()
+        name = requirement.name.lower().replace("_", "-")
+        if name in seen or (requirement.marker and not requirement.marker.evaluate({"extra": ""})):
+            continue
+        seen.add(name)
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        for file in dist.files or []:
+            path = Path(str(dist.locate_file(file)))
+            if path.is_file():
+                total += path.stat().st_size
+        pending.extend(Requirement(r) for r in dist.requires or [] if "extra ==" not in r)
+    return total / 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--scale", type=int, default=69, help="copies of the real families (69: ~10,000 metrics)"
+    )
+    args = parser.parse_args()
+    os.environ["METRICS_REGISTRY_CACHE"] = "off"  # this process's own loads leave the user's cache alone
+    with tempfile.TemporaryDirectory() as work:
+        base = {**os.environ, "PYTHONPATH": str(ROOT)}
+        warm = {**base, "METRICS_REGISTRY_CACHE": str(Path(work) / "cache")}
+        cold = {**base, "METRICS_REGISTRY_CACHE": "off"}
+
+        python, _ = _median([sys.executable, "-c", "pass"], base, args.repeat)
+        print(f"yardstick: python -c pass  {python:.3f} s")
+
+        _run(_cli("explain", "objective/kl", "--family", "ppo"), warm)  # fills the cache
+        explain, explain_mb = _median(_cli("explain", "objective/kl", "--family", "ppo"), warm, args.repeat)
+        print(
+            f"explain KEY (warm)         {explain:.3f} s  {explain / python:5.1f}x python  "
+            f"{explain_mb:5.0f} MiB   [<= 0.25 s, <= 8x]"
+        )
+
+        validate_cold, cold_mb = _median(_cli("validate"), cold, max(1, args.repeat // 2))
+        _run(_cli("validate"), warm)
+        validate_warm, warm_mb = _median(_cli("validate"), warm, args.repeat)
+        print(
+            f"validate, cold             {validate_cold:.3f} s  {validate_cold / python:5.1f}x python  "
+            f"{cold_mb:5.0f} MiB"
+        )
+        print(
+            f"validate, warm             {validate_warm:.3f} s  {validate_warm / python:5.1f}x python  "
+            f"{warm_mb:5.0f} MiB   [<= 1.0 s, <= 150 MiB]"
+        )
+
+        real = [
+            *sorted((ROOT / "metrics_registry" / "data").glob("*.yaml")),
+            ROOT / "extensions" / "multiturn_grpo.yaml",
+        ]
+        import metrics_registry
+
+        real_count = len(metrics_registry.load(real))
+        paths = _synthetic(args.scale, Path(work) / "synthetic")
+        count = len(metrics_registry.load(paths))
+        os.environ["METRICS_REGISTRY_CACHE"] = "off"
+        real_cold = _in_process(real)
+        big_cold = _in_process(paths)
+        os.environ["METRICS_REGISTRY_CACHE"] = str(Path(work) / "cache")
+        _in_process(paths)
+        big_warm = _in_process(paths)
+        per_real, per_big = real_cold / real_count * 1000, big_cold / count * 1000
+        print(
+            f"{count:,} metrics, cold      {big_cold:.3f} s  ({per_big:.3f} ms per metric; the real "
+            f"{real_count}: {per_real:.3f} ms, ratio {per_big / per_real:.2f})"
+        )
+        print(f"{count:,} metrics, warm      {big_warm:.3f} s   [<= 2 s, linear]")
+
+    print(f"core install               {_core_install_mb():.1f} MB beyond Python   [<= 30 MB]")
+
+
+if __name__ == "__main__":
+    main()

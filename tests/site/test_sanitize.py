@@ -1,0 +1,136 @@
+"""The site's HTML policy: it keeps every page the project generates whole, and removes every payload."""
+
+from __future__ import annotations
+
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+import markdown
+import nh3
+import pytest
+from mkdocs.config import load_config
+from ruamel.yaml import YAML
+
+from metrics_registry import Registry
+from metrics_registry.i18n.fields import family_texts, metric_texts
+from metrics_registry.site.generate import generate_pages
+from metrics_registry.site.sanitize import clean_html, clean_text, markdown_text, url_allowed
+
+ROOT = Path(__file__).resolve().parents[2]
+XSS = ROOT / "tests" / "fixtures" / "hostile" / "xss"
+DANGEROUS = ("javascript:", "data:", "vbscript:")
+
+
+class _Elements(HTMLParser):
+    """Every element with its attributes, normalised where the serialisation differs harmlessly."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        normal = [
+            (name, (value or "").replace(" ", "").rstrip(";") if name == "style" else value or "")
+            for name, value in attrs
+        ]
+        self.found[(tag, tuple(sorted(normal)))] += 1
+
+
+def _elements(html: str) -> Counter[tuple[str, tuple[tuple[str, str], ...]]]:
+    parser = _Elements()
+    parser.feed(html)
+    return parser.found
+
+
+def _as_parsed(html: str) -> str:
+    """``html`` as a browser's parser builds it (html5ever, through a cleaner that keeps all it has).
+
+    Markdown writes some invalid nesting (a code block inside a list's
+    ``<p>``) that any HTML5 parser splits; comparing parsed trees leaves
+    only what the policy itself removes.
+    """
+    seen = _elements(html)
+    attributes: dict[str, set[str]] = {}
+    for tag, pairs in seen:
+        attributes.setdefault(tag, set()).update(name for name, _ in pairs)
+    schemes = {"http", "https", "mailto", "ftp", "tel", "file", "data", "javascript", "vbscript"}
+    return nh3.clean(html, tags=set(attributes), attributes=attributes, url_schemes=schemes, link_rel=None)
+
+
+def _markdown() -> markdown.Markdown:
+    """Python-Markdown with the site's extensions and their settings (mkdocs.yml)."""
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    return markdown.Markdown(
+        extensions=config["markdown_extensions"], extension_configs=config["mdx_configs"]
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_cleaning_the_projects_pages_removes_nothing(registry: Registry, tmp_path: Path, lang: str) -> None:
+    """Every tag and attribute the templates and extensions write is in the policy."""
+    written = generate_pages(registry, ROOT, tmp_path, lang=lang)
+    cleaned = [path for path in written if path.relative_to(tmp_path).as_posix() not in written.trusted]
+    assert len(cleaned) >= 8  # family pages, index, guides, notes
+    md = _markdown()
+    for path in cleaned:
+        source = path.read_text(encoding="utf-8").split("\n---\n", 1)[-1]  # without the front matter
+        html = md.reset().convert(source)
+        before, after = _elements(_as_parsed(html)), _elements(clean_html(html))
+        assert before == after, f"{path.name}: {before - after}"
+
+
+def _corpus_texts() -> list[str]:
+    data = YAML(typ="safe").load((XSS / "corpus.yaml").read_text(encoding="utf-8"))
+    texts = [field.text for field in family_texts(data["family"])]
+    texts += [field.text for metric in data["metrics"] for field in metric_texts(metric)]
+    return texts
+
+
+def test_no_payload_of_the_corpus_survives_cleaning() -> None:
+    md = _markdown()
+    texts = _corpus_texts()
+    assert len(texts) > 15
+    for text in texts:
+        raw = _elements(md.reset().convert(text))
+        cleaned = _elements(clean_html(md.reset().convert(text)))
+        for tag, attributes in cleaned:
+            assert tag not in {"script", "iframe", "object", "embed", "svg", "math", "style", "meta", "body"}
+            for name, value in attributes:
+                assert not name.startswith("on"), (text, tag, name)
+                assert not value.replace(" ", "").lower().startswith(DANGEROUS), (text, tag, name, value)
+        assert sum(cleaned.values()) <= sum(raw.values())
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " \tjavascript:alert(1)",
+        "java\tscript:alert(1)",
+        "&#106;avascript:alert(1)",
+        "&#x6A;avascript&#x3A;alert(1)",
+        "&#0000106&#0000097vascript:alert(1)",
+        "jav&#x09;ascript:alert(1)",
+        "data:text/html;base64,PHNjcmlwdD4=",
+        "vbscript:msgbox(1)",
+    ],
+)
+def test_dangerous_urls_are_refused_in_any_spelling(url: str) -> None:
+    assert not url_allowed(url)
+    assert "href" not in clean_html(f'<a href="{url}">x</a>')
+
+
+@pytest.mark.parametrize("url", ["https://x.org/a?b=c&d=e", "mailto:a@b.org", "../reference/grpo/#kl", "#kl"])
+def test_site_urls_are_kept(url: str) -> None:
+    assert url_allowed(url)
+
+
+def test_plain_texts_show_markup_as_text_and_run_nothing() -> None:
+    assert clean_text('<svg onload="alert(1)">KL</svg> & <b>more</b>') == "KL &amp; more"
+    assert "&lt;" in clean_text("a < b")
+    text = markdown_text("Giúp dịch [x](javascript:alert(1)) `code` {: onclick=x }\nnext")
+    html = _markdown().convert(text)
+    assert "<a" not in html and "<code>" not in html and "onclick=" not in html.replace("onclick=x", "")
+    assert "\n" not in text
