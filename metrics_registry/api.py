@@ -1,7 +1,7 @@
 """Load and validate a registry: the package's entry points.
 
-:func:`load` is what another tool calls; :func:`validate` is what the
-``validate`` command and the tests call, returning every finding instead
+[`load()`][load] is what another tool calls; [`validate()`][validate] is what the
+`validate` command and the tests call, returning every finding instead
 of stopping at the first error.
 """
 
@@ -27,7 +27,7 @@ __all__ = ["InvalidRegistryError", "load", "registry_paths", "validate"]
 
 
 class InvalidRegistryError(RegistryError):
-    """The registry has errors; ``findings`` lists them all."""
+    """The registry has errors; `findings` lists them all."""
 
     def __init__(self, findings: list[Finding]) -> None:
         errors = [f for f in findings if f.is_error]
@@ -43,7 +43,7 @@ def registry_paths(
     include_configured: bool = False,
     builtin: bool = True,
 ) -> list[Path]:
-    """Built-in files, then configured extras, then ``extra_paths``, without repeats."""
+    """Built-in files, then configured extras, then `extra_paths`, without repeats."""
     if isinstance(extra_paths, str | os.PathLike):  # one path, not an iterable of its characters
         extra_paths = [extra_paths]
     paths = list(builtin_paths()) if builtin else []
@@ -77,7 +77,7 @@ def validate(
 ) -> tuple[Registry, list[Finding]]:
     """Load every file and run every check; never raises for bad content.
 
-    The result is kept in the user's cache (:mod:`metrics_registry.cache`),
+    The result is kept in the user's cache (`metrics_registry.cache`),
     keyed by the files' content and this package's code, so the next call
     with the same files is a read.
     """
@@ -114,12 +114,12 @@ def load(
     include_configured: bool = False,
     builtin: bool = True,
 ) -> Registry:
-    """The registry: built-in families plus ``extra_paths``.
+    """The registry: built-in families plus `extra_paths`.
 
-    With ``include_configured`` the project configuration
-    (``[tool.metrics-registry]`` in the nearest ``pyproject.toml``, and the
-    ``METRICS_REGISTRY_PATH`` variable) adds its files too. Raises
-    :class:`InvalidRegistryError` when any file has an error.
+    With `include_configured` the project configuration
+    (`[tool.metrics-registry]` in the nearest `pyproject.toml`, and the
+    `METRICS_REGISTRY_PATH` variable) adds its files too. Raises
+    [`InvalidRegistryError`][InvalidRegistryError] when any file has an error.
 
     >>> registry = load()
     >>> registry.lookup("objective/kl", family="ppo").entry.metric.unit

@@ -1,11 +1,11 @@
 """The loaded registry and lookup of a logged key.
 
 A logged key can reach an entry in several ways: exactly, through an alias,
-as a concrete instance of a templated key (``rewards/accuracy_reward/mean``
-is ``rewards/{reward_func_name}/mean``), or with the evaluation prefix the
-trainer adds (``eval_reward`` is ``reward`` logged during evaluation). One
+as a concrete instance of a templated key (`rewards/accuracy_reward/mean`
+is `rewards/{reward_func_name}/mean`), or with the evaluation prefix the
+trainer adds (`eval_reward` is `reward` logged during evaluation). One
 key may also exist in several families with different meanings
-(``objective/kl`` in PPO and in legacy PPO): lookup then needs a family or
+(`objective/kl` in PPO and in legacy PPO): lookup then needs a family or
 a TRL version, and says which families exist when it gets neither.
 """
 
@@ -39,14 +39,14 @@ class RegistryError(Exception):
 
 
 class InvalidVersionError(RegistryError, ValueError):
-    """A release number that is not a version (``--trl-version x``)."""
+    """A release number that is not a version (`--trl-version x`)."""
 
 
 _VERSION_MAX = 40
 
 
 def check_version(text: str) -> str:
-    """``text`` if it is a release number (PEP 440, as TRL's are); raise :class:`InvalidVersionError`.
+    """`text` if it is a release number (PEP 440, as TRL's are); raise `InvalidVersionError`.
 
     >>> check_version("0.7.10")
     '0.7.10'
@@ -82,8 +82,8 @@ class AmbiguousMetricError(RegistryError, LookupError):
 def anchor(key: str) -> str:
     """The page anchor of a metric: stable, the same in every language.
 
-    Lower case; every run of characters other than ``a-z``, ``0-9`` and
-    ``_`` becomes one ``-``.
+    Lower case; every run of characters other than `a-z`, `0-9` and
+    `_` becomes one `-`.
 
     >>> anchor("objective/kl")
     'objective-kl'
@@ -114,7 +114,7 @@ class Entry:
 
     @property
     def id(self) -> str:
-        """Globally unique id, ``family:key``."""
+        """Globally unique id, `family:key`."""
         return f"{self.family.id}:{self.metric.key}"
 
     @property
@@ -131,7 +131,7 @@ class Entry:
         return is_templated(self.metric.key)
 
     def version_text(self, *, short: bool = False) -> str:
-        """Releases that log it: ``TRL ≥ 0.9.2, < 1.13.0`` (short) or ``TRL 0.14.0 and later``."""
+        """Releases that log it: `TRL ≥ 0.9.2, < 1.13.0` (short) or `TRL 0.14.0 and later`."""
         versions = self.versions
         who = "TRL" if self.family.versions_of == "trl" else self.family.versions_of
         if versions.removed:
@@ -141,7 +141,7 @@ class Entry:
         return f"{who} ≥ {versions.introduced}" if short else f"{who} {versions.introduced} and later"
 
     def logged_in(self, trl_version: str) -> bool:
-        """Whether TRL ``trl_version`` logs it (extensions are not versioned by TRL)."""
+        """Whether TRL `trl_version` logs it (extensions are not versioned by TRL)."""
         if self.family.versions_of != "trl":
             return True
         return self.versions.contains(trl_version)
@@ -161,8 +161,8 @@ class Match:
 class Registry:
     """All loaded families and their metrics, with lookup by logged key.
 
-    ``concepts`` is the closed list of concepts (:mod:`metrics_registry.concepts`) the
-    metrics' ``concept`` fields name.
+    `concepts` is the closed list of concepts (`metrics_registry.concepts`) the
+    metrics' `concept` fields name.
     """
 
     def __init__(
@@ -203,7 +203,7 @@ class Registry:
         return [entry for entry in self.entries if entry.family.id == family_id]
 
     def resolve(self, reference: str, from_family: str) -> Entry | None:
-        """The entry a ``see_also``/``replaces``/``replaced_by`` reference names."""
+        """The entry a `see_also`/`replaces`/`replaced_by` reference names."""
         ref = Reference.parse(reference)
         family = ref.family or from_family
         for entry, _how in self._by_name.get(ref.key, []):
@@ -230,7 +230,7 @@ class Registry:
         return found
 
     def find(self, key: str, *, family: str | None = None, trl_version: str | None = None) -> list[Match]:
-        """Every entry ``key`` can mean, best matches first; empty if none.
+        """Every entry `key` can mean, best matches first; empty if none.
 
         Exact keys and aliases win over templates; a key matches with the
         evaluation prefix removed only when nothing matches it as written.
@@ -260,7 +260,7 @@ class Registry:
         return list(unique.values())
 
     def lookup(self, key: str, *, family: str | None = None, trl_version: str | None = None) -> Match:
-        """The one entry ``key`` means; raises when none or several match.
+        """The one entry `key` means; raises when none or several match.
 
         >>> from metrics_registry import load
         >>> load().lookup("rewards/accuracy_reward/mean").entry.key

@@ -1,17 +1,15 @@
-"""The registry as data for other tools: one ``export_<format>(registry) -> str`` per format.
+"""The registry as data for other tools: one `export_<format>(registry) -> str` per format.
 
-=============  ==========================================================
-format         what
-=============  ==========================================================
-``json``       every metric and family, with the vi/zh translations
-``jsonschema`` the JSON Schema of ``json``
-``rename-map`` old key -> current key, by release
-``python``     a module of key constants (``metrics_registry/constants.py``)
-``wandb``      ``wandb.define_metric`` arguments per metric
-=============  ==========================================================
+| format | what |
+| --- | --- |
+| `json` | every metric and family, with the vi/zh translations |
+| `jsonschema` | the JSON Schema of `json` |
+| `rename-map` | old key -> current key, by release |
+| `python` | a module of key constants (`metrics_registry/constants.py`) |
+| `wandb` | `wandb.define_metric` arguments per metric |
 
-The site publishes each one next to ``metrics.json``; ``metrics-registry
-export --format <format>`` prints it.
+The site publishes each one next to `metrics.json`; `metrics-registry
+export --format <format>` prints it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The JSON export: every metric, every family, every language.
 
-The export is a stable, documented shape (``schema_version``), derived from
-the same models as the YAML, so the schema printed by ``metrics-registry
-schema`` always describes what ``metrics-registry export`` writes. English
+The export is a stable, documented shape (`schema_version`), derived from
+the same models as the YAML, so the schema printed by `metrics-registry
+schema` always describes what `metrics-registry export` writes. English
 is the source; the other languages come from the catalogs, field by field,
-with their status (see :mod:`metrics_registry.exports.translations`).
+with their status (see `metrics_registry.exports.translations`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class ExportedConcept(Concept):
 
 
 class ExportDocument(_Model):
-    """Top-level object of ``metrics-registry export --format json``."""
+    """Top-level object of `metrics-registry export --format json`."""
 
     schema_version: Literal["3"] = EXPORT_SCHEMA_VERSION
     generator: str = Field(description="Tool and version that wrote the file.")
@@ -87,9 +87,9 @@ class ExportDocument(_Model):
 
 
 def export_document(registry: Registry, *, i18n_root: Path | None = None) -> ExportDocument:
-    """The export as a model; translations from the catalogs under ``i18n_root``.
+    """The export as a model; translations from the catalogs under `i18n_root`.
 
-    ``i18n_root`` defaults to the project found by :func:`metrics_registry.locate.find_i18n_root`.
+    `i18n_root` defaults to the project found by `metrics_registry.locate.find_i18n_root()`.
     """
     from metrics_registry import __version__
 

@@ -1,11 +1,11 @@
 """A Python module of key constants, so code that logs or reads metrics never misspells a key.
 
-The module is generated, never edited: ``metrics_registry/constants.py`` is
+The module is generated, never edited: `metrics_registry/constants.py` is
 this export of the built-in registry, and a test fails when it is out of
-date. Constant names are ``<FAMILY>_<KEY>`` in upper case, every run of
-other characters replaced by ``_`` (``grpo``'s ``clip_ratio/low_mean`` is
-``GRPO_CLIP_RATIO_LOW_MEAN``); a name that two keys would share gets a
-``_2`` suffix on the second.
+date. Constant names are `<FAMILY>_<KEY>` in upper case, every run of
+other characters replaced by `_` (`grpo`'s `clip_ratio/low_mean` is
+`GRPO_CLIP_RATIO_LOW_MEAN`); a name that two keys would share gets a
+`_2` suffix on the second.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ _WIDTH = 110
 
 
 def constant_name(entry: Entry) -> str:
-    """``GRPO_CLIP_RATIO_LOW_MEAN`` for ``grpo:clip_ratio/low_mean``."""
+    """`GRPO_CLIP_RATIO_LOW_MEAN` for `grpo:clip_ratio/low_mean`."""
     family = re.sub(r"[^A-Za-z0-9]+", "_", entry.family.id).strip("_")
     key = re.sub(r"[^A-Za-z0-9]+", "_", entry.key).strip("_")
     return f"{family}_{key}".upper()
@@ -36,7 +36,7 @@ def _comment(text: str) -> list[str]:
 
 
 def _literal(text: str) -> str:
-    """A double-quoted Python string literal (the quoting ``ruff format`` keeps)."""
+    """A double-quoted Python string literal (the quoting `ruff format` keeps)."""
     return json.dumps(text)
 
 

@@ -1,9 +1,9 @@
 """The rename map: every old key with a successor, and the current key to use instead.
 
-Generated from the registry's ``replaced_by`` and ``replaces`` links (either
+Generated from the registry's `replaced_by` and `replaces` links (either
 side is enough), never written by hand. A chain of renames (A replaced by B,
 B replaced by C) maps A straight to the current key C. Dashboards and log
-parsers use it to migrate; ``metrics-registry check-run`` uses the same
+parsers use it to migrate; `metrics-registry check-run` uses the same
 links to name the successor of a legacy key in a run.
 """
 
@@ -21,7 +21,7 @@ RENAME_MAP_VERSION = "1"
 
 @dataclass(frozen=True)
 class Rename:
-    """``old`` is succeeded by ``new`` (the current key, at the end of any chain)."""
+    """`old` is succeeded by `new` (the current key, at the end of any chain)."""
 
     old: str
     old_id: str
@@ -57,7 +57,7 @@ def _successors(registry: Registry) -> dict[str, list[Entry]]:
 
 
 def _current(entry: Entry, successors: dict[str, list[Entry]], seen: frozenset[str]) -> list[Entry]:
-    """The entries at the end of ``entry``'s rename chains (cycles stop where they loop)."""
+    """The entries at the end of `entry`'s rename chains (cycles stop where they loop)."""
     nexts = [s for s in successors.get(entry.id, []) if s.id not in seen]
     if not nexts:
         return [entry]
@@ -68,7 +68,7 @@ def _current(entry: Entry, successors: dict[str, list[Entry]], seen: frozenset[s
 
 
 def current_successors(registry: Registry) -> dict[str, list[Entry]]:
-    """``{old entry id: [current successor entries]}`` for every entry that has a successor."""
+    """`{old entry id: [current successor entries]}` for every entry that has a successor."""
     successors = _successors(registry)
     by_id = {entry.id: entry for entry in registry}
     out = {}
@@ -107,9 +107,9 @@ def renames(registry: Registry) -> list[Rename]:
 def export_rename_map(registry: Registry) -> str:
     """The rename map as JSON.
 
-    ``renames`` lists every rename with its ids and releases; ``by_version``
-    groups them as ``{versions_of: {release the successor appeared in: {old key:
-    current key}}}`` (a list of keys where one old key has several successors).
+    `renames` lists every rename with its ids and releases; `by_version`
+    groups them as `{versions_of: {release the successor appeared in: {old key:
+    current key}}}` (a list of keys where one old key has several successors).
     """
     from metrics_registry import __version__
 

@@ -8,10 +8,10 @@ __all__ = ["export_jsonschema"]
 
 
 def export_jsonschema(registry: Registry) -> str:
-    """The JSON Schema that ``export --format json`` validates against.
+    """The JSON Schema that `export --format json` validates against.
 
     The schema depends on the format, not on the registry's content; the
-    argument keeps the signature of every ``export_<format>`` function.
+    argument keeps the signature of every `export_<format>` function.
     """
     del registry
     from metrics_registry.schema import schema_text  # imports this package's models

@@ -1,15 +1,15 @@
 """The vi/zh translations of every translatable field, for the JSON export.
 
-Read from the same catalogs as the site (:mod:`metrics_registry.i18n.translate`),
+Read from the same catalogs as the site (`metrics_registry.i18n.translate`),
 but reported differently: the site shows English with a notice where a
 translation is missing or outdated; the export never puts English where a
 translation belongs. Each field says its status, and only a current
-translation fills ``text``:
+translation fills `text`:
 
-- ``translated``: ``text`` is the translation of the current English;
-- ``fuzzy``: ``text`` is null, ``outdated`` holds the translation of an
+- `translated`: `text` is the translation of the current English;
+- `fuzzy`: `text` is null, `outdated` holds the translation of an
   earlier English text (to be reviewed);
-- ``missing``: ``text`` is null.
+- `missing`: `text` is null.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ Translations = dict[str, dict[str, TranslatedText]]
 
 
 def available_languages(root: Path | None) -> list[str]:
-    """The languages with a ``registry`` catalog under ``root/i18n`` (known languages first)."""
+    """The languages with a `registry` catalog under `root/i18n` (known languages first)."""
     if root is None:
         return []
     found = [lang for lang in LANGUAGES if catalog_path(root, lang, "registry").exists()]
@@ -71,7 +71,7 @@ def _field(catalog: object, english: str, context: str) -> TranslatedText:
 
 
 def registry_translations(registry: Registry, root: Path | None) -> dict[str, Translations]:
-    """``{"<family>", "<family>:<key>" or "concept:<id>": {lang: {field path: TranslatedText}}}``."""
+    """`{"<family>", "<family>:<key>" or "concept:<id>": {lang: {field path: TranslatedText}}}`."""
     out: dict[str, Translations] = {}
     for lang in available_languages(root):
         assert root is not None

@@ -1,27 +1,25 @@
-"""A Weights & Biases ``define_metric`` configuration: summary and direction of every scalar.
+"""A Weights & Biases `define_metric` configuration: summary and direction of every scalar.
 
 W&B keeps one summary value per key (the last one, by default);
-``wandb.define_metric(name, summary=..., goal=...)`` chooses which ones and
+`wandb.define_metric(name, summary=..., goal=...)` chooses which ones and
 which way is better. The choice follows the registry:
 
-========================  =====================  ============
-``goal``                  ``summary``            ``goal`` arg
-========================  =====================  ============
-maximize                  ``max,last``           maximize
-minimize                  ``min,last``           minimize
-target (stay in a band)   ``mean,last``          (none)
-none, reduce ``max``      ``max,last``           (none)
-none, reduce ``min``      ``min,last``           (none)
-none, anything else       ``last``               (none)
-========================  =====================  ============
+| `goal` | `summary` | `goal` arg |
+| --- | --- | --- |
+| maximize | `max,last` | maximize |
+| minimize | `min,last` | minimize |
+| target (stay in a band) | `mean,last` | (none) |
+| none, reduce `max` | `max,last` | (none) |
+| none, reduce `min` | `min,last` | (none) |
+| none, anything else | `last` | (none) |
 
 Histograms and tables are left out (W&B does not summarise them this way).
-Each metric lists the names it reaches W&B under: ``logged`` (as the trainer
-logs it) and ``transformers`` (as transformers' ``WandbCallback`` rewrites it
-when the trainer logs through ``Trainer.log``: ``train/<key>``, and
-``eval/<key>`` for keys logged with the ``eval_`` prefix). Templated keys are
-format strings to fill in: W&B's ``define_metric`` globs only match a
-trailing ``*``.
+Each metric lists the names it reaches W&B under: `logged` (as the trainer
+logs it) and `transformers` (as transformers' `WandbCallback` rewrites it
+when the trainer logs through `Trainer.log`: `train/<key>`, and
+`eval/<key>` for keys logged with the `eval_` prefix). Templated keys are
+format strings to fill in: W&B's `define_metric` globs only match a
+trailing `*`.
 """
 
 from __future__ import annotations
@@ -44,7 +42,7 @@ USAGE = (
 
 
 def define_metric_arguments(entry: Entry) -> dict[str, str]:
-    """``summary`` (and ``goal`` when there is a better direction) for ``wandb.define_metric``."""
+    """`summary` (and `goal` when there is a better direction) for `wandb.define_metric`."""
     goal = Goal(entry.metric.goal).value
     if goal in ("maximize", "minimize"):
         return {"summary": f"{'max' if goal == 'maximize' else 'min'},last", "goal": goal}

@@ -1,11 +1,11 @@
 """Run the registry's worked examples through their reference implementations.
 
-A worked example (``examples:`` of a metric) holds keyword arguments and the
-expected result. Nested lists become tensors: booleans give ``torch.bool``,
-integers only give ``torch.int64``, anything else ``torch.float64``, where
-``null`` stands for NaN (a reward function that returned ``None``). Scalars
-and strings are passed unchanged. In ``expected``, lists are compared as
-tensors and ``null`` matches NaN.
+A worked example (`examples:` of a metric) holds keyword arguments and the
+expected result. Nested lists become tensors: booleans give `torch.bool`,
+integers only give `torch.int64`, anything else `torch.float64`, where
+`null` stands for NaN (a reward function that returned `None`). Scalars
+and strings are passed unchanged. In `expected`, lists are compared as
+tensors and `null` matches NaN.
 
 >>> from metrics_registry.reference.examples import to_tensor
 >>> to_tensor([[True, False]]).dtype, to_tensor([1, 2]).dtype, to_tensor([0.5, None]).tolist()
@@ -62,7 +62,7 @@ def build_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def resolve(reference: str) -> Callable[..., Any]:
-    """Import the function named by a dotted path such as ``metrics_registry.reference.kl.k3``."""
+    """Import the function named by a dotted path such as `metrics_registry.reference.kl.k3`."""
     module_name, _, attribute = reference.rpartition(".")
     module = importlib.import_module(module_name)
     return getattr(module, attribute)
@@ -77,7 +77,7 @@ def _select(result: Any, output: str | None) -> Any:
 
 
 def compare(actual: Any, expected: Any, tolerance: float, where: str = "result") -> None:
-    """Raise :class:`ExampleMismatch` unless ``actual`` matches ``expected`` within ``tolerance``."""
+    """Raise [`ExampleMismatch`][ExampleMismatch] unless `actual` matches `expected` within `tolerance`."""
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             raise ExampleMismatch(f"{where}: expected a mapping, got {type(actual).__name__}")
@@ -108,10 +108,10 @@ def compare(actual: Any, expected: Any, tolerance: float, where: str = "result")
 
 
 def run_example(reference: str, example: Any) -> Any:
-    """Call ``reference`` with the example's inputs and check its result; return the compared value.
+    """Call `reference` with the example's inputs and check its result; return the compared value.
 
-    ``example`` is a :class:`metrics_registry.models.WorkedExample` or a mapping with the
-    same fields (``inputs``, ``expected``, optional ``output`` and ``tolerance``).
+    `example` is a `metrics_registry.models.WorkedExample` or a mapping with the
+    same fields (`inputs`, `expected`, optional `output` and `tolerance`).
     """
     data = example if isinstance(example, Mapping) else example.model_dump()
     function = resolve(reference)

@@ -1,18 +1,19 @@
-r"""Generalised advantage estimation (GAE) and the TD(:math:`\lambda`) returns.
+r"""Generalised advantage estimation (GAE) and the TD($\lambda$) returns.
 
-For :math:`t = T-1, \dots, 0`, with :math:`V_T` the bootstrap value (0 in TRL):
+For $t = T-1, \dots, 0$, with $V_T$ the bootstrap value (0 in TRL):
 
-.. math::
-    \delta_t = r_t + \gamma V_{t+1} - V_t,\qquad
-    \hat A_t = \delta_t + \gamma\lambda\,\hat A_{t+1},\ \hat A_T = 0,\qquad
-    R_t = \hat A_t + V_t
+$$
+\delta_t = r_t + \gamma V_{t+1} - V_t,\qquad
+\hat A_t = \delta_t + \gamma\lambda\,\hat A_{t+1},\ \hat A_T = 0,\qquad
+R_t = \hat A_t + V_t
+$$
 
-:math:`R_t` is a TD(:math:`\lambda`) target, not a Monte-Carlo return (the two
-agree for :math:`\lambda = 1`). TRL runs the recursion over every position
+$R_t$ is a TD($\lambda$) target, not a Monte-Carlo return (the two
+agree for $\lambda = 1$). TRL runs the recursion over every position
 of the padded response, without a done mask; the rewards and values of
 padding are 0 by then, so padding after the last real token changes nothing
-(see :func:`metrics_registry.reference.ppo.rollout_advantages_and_returns` for
-what TRL zeroes and where it puts the score).
+(see [`ppo.rollout_advantages_and_returns()`][metrics_registry.reference.ppo.rollout_advantages_and_returns]
+for what TRL zeroes and where it puts the score).
 """
 
 from __future__ import annotations
@@ -33,17 +34,18 @@ def gae_advantages(
 ) -> torch.Tensor:
     r"""GAE advantages over the last dimension, as TRL's loop computes them.
 
-    .. math::
-        \hat A_t = \sum_{l \ge 0} (\gamma\lambda)^l\,\delta_{t+l},\quad \delta_t = r_t + \gamma V_{t+1} - V_t
+    $$
+    \hat A_t = \sum_{l \ge 0} (\gamma\lambda)^l\,\delta_{t+l},\quad \delta_t = r_t + \gamma V_{t+1} - V_t
+    $$
 
     Args:
-        rewards: ``(B, T)`` per-position rewards.
-        values: ``(B, T)`` value estimates :math:`V(s_t)` of the state before position ``t``.
+        rewards: `(B, T)` per-position rewards.
+        values: `(B, T)` value estimates $V(s_t)$ of the state before position `t`.
         gamma: discount (TRL default 1.0).
-        lam: GAE :math:`\lambda` (TRL default 0.95).
-        bootstrap_value: :math:`V_T` after the last position (TRL: 0, no bootstrap).
+        lam: GAE $\lambda$ (TRL default 0.95).
+        bootstrap_value: $V_T$ after the last position (TRL: 0, no bootstrap).
 
-    Returns ``(B, T)``. Every position takes part; zero rewards and values in the
+    Returns `(B, T)`. Every position takes part; zero rewards and values in the
     padding make it inert.
     """
     rewards, values = as_float(rewards), as_float(values)
@@ -65,20 +67,21 @@ def gae(
     gamma: float = 1.0,
     lam: float = 0.95,
 ) -> dict[str, torch.Tensor]:
-    r"""Advantages and returns :math:`R_t = \hat A_t + V_t`, with an optional mask.
+    r"""Advantages and returns $R_t = \hat A_t + V_t$, with an optional mask.
 
     Args:
-        rewards: ``(B, T)``.
-        values: ``(B, T)``.
-        mask: ``(B, T)`` or ``None``. Where false, rewards and values are set to 0
-            before the recursion, as TRL v0.7's ``compute_advantages`` does. The
+        rewards: `(B, T)`.
+        values: `(B, T)`.
+        mask: `(B, T)` or `None`. Where false, rewards and values are set to 0
+            before the recursion, as TRL v0.7's `compute_advantages` does. The
             recursion still runs through masked positions: a masked *prefix*
             (the prompt, in v0.7) receives the discounted advantage of the first
             real token, which is why v0.7's unmasked advantage histogram shows
             non-zero values on prompt positions.
-        gamma, lam: as in :func:`gae_advantages`.
+        gamma: as in [`gae_advantages()`][gae_advantages].
+        lam: as in [`gae_advantages()`][gae_advantages].
 
-    Returns ``{"advantages": (B, T), "returns": (B, T), "values": (B, T)}`` (the
+    Returns `{"advantages": (B, T), "returns": (B, T), "values": (B, T)}` (the
     values after masking).
     """
     rewards, values = as_float(rewards), as_float(values)

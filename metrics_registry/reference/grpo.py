@@ -1,20 +1,20 @@
-r"""TRL ``GRPOTrainer`` (0.14 to 1.16): rewards, group advantages, KL, entropy, clipping, losses, sampling.
+r"""TRL `GRPOTrainer` (0.14 to 1.16): rewards, group advantages, KL, entropy, clipping, losses, sampling.
 
-Generation-time metrics (rewards, advantages, ``frac_reward_zero_std``,
-``sampling/*``, ``tools/*``) are computed once per generation batch on the
-rewards gathered from every process. Loss-time metrics (``kl``, ``entropy``,
-``clip_ratio/*``, ``policy_loss``) are computed per micro-batch; since 1.9.0
+Generation-time metrics (rewards, advantages, `frac_reward_zero_std`,
+`sampling/*`, `tools/*`) are computed once per generation batch on the
+rewards gathered from every process. Loss-time metrics (`kl`, `entropy`,
+`clip_ratio/*`, `policy_loss`) are computed per micro-batch; since 1.9.0
 token means are *global*: masked sums and token counts are added over
-processes before dividing (:func:`global_masked_mean`). With one process, as
+processes before dividing ([`global_masked_mean()`][global_masked_mean]). With one process, as
 here, that is a plain masked mean, except that an empty mask gives 0, not NaN.
 
-Rewards: ``rewards_per_func`` is ``(N, F)`` (completions × reward
-functions) with NaN where a function returned ``None``. Completions are
-ordered group by group: rows ``g·n … g·n + n − 1`` are the ``n =
-num_generations`` completions of prompt ``g``.
+Rewards: `rewards_per_func` is `(N, F)` (completions × reward
+functions) with NaN where a function returned `None`. Completions are
+ordered group by group: rows `g·n … g·n + n − 1` are the `n =
+num_generations` completions of prompt `g`.
 
-Advantages are one value per completion, shape ``(N,)``; per-token tensors are
-``(B, T)`` with the loss ``mask`` (completion mask times tool mask).
+Advantages are one value per completion, shape `(N,)`; per-token tensors are
+`(B, T)` with the loss `mask` (completion mask times tool mask).
 """
 
 from __future__ import annotations
@@ -69,9 +69,11 @@ def _nan(dtype: torch.dtype = torch.float64) -> torch.Tensor:
 
 
 def nanstd(values: torch.Tensor, dim: int | None = None, keepdim: bool = False) -> torch.Tensor:
-    r"""TRL's ``nanstd``: Bessel-corrected standard deviation ignoring NaN; NaN when fewer than 2 values.
+    r"""TRL's `nanstd`: Bessel-corrected standard deviation ignoring NaN; NaN when fewer than 2 values.
 
-    .. math:: s = \sqrt{\frac{1}{n-1}\sum_{i:\,x_i \ne \text{NaN}} (x_i - \bar x)^2}
+    $$
+    s = \sqrt{\frac{1}{n-1}\sum_{i:\,x_i \ne \text{NaN}} (x_i - \bar x)^2}
+    $$
     """
     values = as_float(values)
     mean = torch.nanmean(values, dim=dim, keepdim=True)
@@ -85,15 +87,17 @@ def nanstd(values: torch.Tensor, dim: int | None = None, keepdim: bool = False) 
 
 
 def global_masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    r"""GRPO's ``global_masked_mean`` (1.9.0+) on one process: masked sum over a count clamped to 1.
+    r"""GRPO's `global_masked_mean` (1.9.0+) on one process: masked sum over a count clamped to 1.
 
-    .. math:: \frac{\sum_{i,t} m_{i,t}\,x_{i,t}}{\max\big(1, \sum_{i,t} m_{i,t}\big)}
+    $$
+    \frac{\sum_{i,t} m_{i,t}\,x_{i,t}}{\max\big(1, \sum_{i,t} m_{i,t}\big)}
+    $$
 
     Args:
-        values: ``(B, T)``, or ``(B, 1)`` for sequence-level quantities, which are
-            averaged over sequences without the mask (TRL tests ``x.shape[1] == 1``,
-            so a ``T = 1`` batch is treated the same way).
-        mask: ``(B, T)``.
+        values: `(B, T)`, or `(B, 1)` for sequence-level quantities, which are
+            averaged over sequences without the mask (TRL tests `x.shape[1] == 1`,
+            so a `T = 1` batch is treated the same way).
+        mask: `(B, T)`.
 
     An all-masked micro-batch gives 0, not NaN. With several processes TRL adds
     the sums and the counts of all processes before dividing; concatenate the
@@ -108,7 +112,7 @@ def global_masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
 
 
 def _per_sequence_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """TRL's ``masked_seq_mean``: per-sequence masked mean (NaN for an empty row); ``(B, 1)`` passes."""
+    """TRL's `masked_seq_mean`: per-sequence masked mean (NaN for an empty row); `(B, 1)` passes."""
     if values.shape[-1] == 1:
         return values.squeeze(-1)
     keep = as_bool_mask(mask).expand_as(values)
@@ -122,14 +126,14 @@ def importance_weights(
     mask: torch.Tensor,
     importance_sampling_level: Level = "token",
 ) -> torch.Tensor:
-    r"""GRPO's ratio ``coef_1`` between the policy being optimised and the one that generated.
+    r"""GRPO's ratio `coef_1` between the policy being optimised and the one that generated.
 
-    * ``"token"``: :math:`r_{i,t} = \exp(\log\pi_\theta - \log\pi_{\text{old}})`, shape ``(B, T)``;
-    * ``"sequence"`` (GSPO): the geometric mean of the token ratios over the real tokens,
-      :math:`r_i = \exp\big(\sum_t m_{i,t}\log\frac{\pi_\theta}{\pi_{\text{old}}} / \max(1, N_i)\big)`,
-      with :math:`N_i` the real tokens of sequence :math:`i`; shape ``(B, 1)``.
+    * `"token"`: $r_{i,t} = \exp(\log\pi_\theta - \log\pi_{\text{old}})$, shape `(B, T)`;
+    * `"sequence"` (GSPO): the geometric mean of the token ratios over the real tokens,
+      $r_i = \exp\big(\sum_t m_{i,t}\log\frac{\pi_\theta}{\pi_{\text{old}}} / \max(1, N_i)\big)$,
+      with $N_i$ the real tokens of sequence $i$; shape `(B, 1)`.
 
-    ``old_logprobs=None`` means on-policy (TRL uses the detached current
+    `old_logprobs=None` means on-policy (TRL uses the detached current
     log-probabilities): every ratio is exactly 1.
     """
     logprobs = as_float(logprobs)
@@ -151,16 +155,16 @@ def total_rewards(
     reward_weights: Sequence[float] | torch.Tensor | None = None,
     unscorable_as_zero: bool = False,
 ) -> torch.Tensor:
-    r"""Weighted total reward per completion: :math:`R_i = \sum_k w_k r_{i,k}` with ``nansum``.
+    r"""Weighted total reward per completion: $R_i = \sum_k w_k r_{i,k}$ with `nansum`.
 
     Args:
-        rewards_per_func: ``(N, F)``, NaN where a function returned ``None``.
-        reward_weights: ``(F,)``, default all 1.
+        rewards_per_func: `(N, F)`, NaN where a function returned `None`.
+        reward_weights: `(F,)`, default all 1.
         unscorable_as_zero: TRL before 1.6.0: a completion for which *every*
-            function returned ``None`` gets 0. From 1.6.0 it gets NaN and is left out
+            function returned `None` gets 0. From 1.6.0 it gets NaN and is left out
             of the statistics (the default here).
 
-    Returns ``(N,)``. A function that returned ``None`` for one completion contributes 0 to its sum.
+    Returns `(N,)`. A function that returned `None` for one completion contributes 0 to its sum.
     """
     rewards = as_float(rewards_per_func)
     if rewards.dim() == 1:
@@ -181,12 +185,14 @@ def reward_mean(
     reward_weights: Sequence[float] | torch.Tensor | None = None,
     unscorable_as_zero: bool = False,
 ) -> torch.Tensor:
-    r"""GRPO ``reward``: ``nanmean`` of the weighted total rewards (before any group normalisation).
+    r"""GRPO `reward`: `nanmean` of the weighted total rewards (before any group normalisation).
 
-    .. math:: \bar R = \operatorname{nanmean}_i \sum_k w_k\,r_{i,k}
+    $$
+    \bar R = \operatorname{nanmean}_i \sum_k w_k\,r_{i,k}
+    $$
 
-    Arguments as :func:`total_rewards`. NaN when every completion is unscorable.
-    (0.27.x to 0.29.x ignored ``reward_weights`` here: pass ``None`` to reproduce.)
+    Arguments as [`total_rewards()`][total_rewards]. NaN when every completion is unscorable.
+    (0.27.x to 0.29.x ignored `reward_weights` here: pass `None` to reproduce.)
     """
     return torch.nanmean(total_rewards(rewards_per_func, reward_weights, unscorable_as_zero))
 
@@ -196,9 +202,11 @@ def reward_std(
     reward_weights: Sequence[float] | torch.Tensor | None = None,
     unscorable_as_zero: bool = False,
 ) -> torch.Tensor:
-    r"""GRPO ``reward_std`` since 0.27.0: :func:`nanstd` of the weighted totals over the whole batch.
+    r"""GRPO `reward_std` since 0.27.0: [`nanstd()`][nanstd] of the weighted totals over the whole batch.
 
-    .. math:: s_R = \operatorname{nanstd}_i\Big(\sum_k w_k\,r_{i,k}\Big)
+    $$
+    s_R = \operatorname{nanstd}_i\Big(\sum_k w_k\,r_{i,k}\Big)
+    $$
 
     Mixes spread between prompts and within groups. NaN with fewer than two scorable completions.
     """
@@ -208,14 +216,16 @@ def reward_std(
 def reward_std_before_0_27(
     rewards: torch.Tensor, num_generations: int, scale_rewards: ScaleRewards = "group"
 ) -> torch.Tensor:
-    r"""GRPO ``reward_std`` from 0.14.0 to 0.26.x: the mean over groups of the within-group ``torch.std``.
+    r"""GRPO `reward_std` from 0.14.0 to 0.26.x: the mean over groups of the within-group `torch.std`.
 
-    .. math:: \frac{1}{G}\sum_{g=1}^{G}\operatorname{std}(R_{g,1..n})
+    $$
+    \frac{1}{G}\sum_{g=1}^{G}\operatorname{std}(R_{g,1..n})
+    $$
 
     Args:
-        rewards: ``(N,)`` weighted totals (``N = G·n``).
-        num_generations: ``n``.
-        scale_rewards: from 0.22.2, ``"batch"`` logged the batch-wide ``torch.std`` instead
+        rewards: `(N,)` weighted totals (`N = G·n`).
+        num_generations: `n`.
+        scale_rewards: from 0.22.2, `"batch"` logged the batch-wide `torch.std` instead
             (0.22.0 and 0.22.1 had the two branches swapped).
     """
     rewards = as_float(rewards)
@@ -225,16 +235,17 @@ def reward_std_before_0_27(
 
 
 def reward_func_mean(rewards: torch.Tensor) -> torch.Tensor:
-    r"""``rewards/{reward_func_name}/mean``: ``nanmean`` of one function's raw rewards over the batch.
+    r"""`rewards/{reward_func_name}/mean`: `nanmean` of one function's raw rewards over the batch.
 
-    ``rewards`` is ``(N,)`` with NaN where the function returned ``None``; those
+    `rewards` is `(N,)` with NaN where the function returned `None`; those
     completions are left out. NaN when the function scored nothing.
     """
     return torch.nanmean(as_float(rewards))
 
 
 def reward_func_std(rewards: torch.Tensor) -> torch.Tensor:
-    """``rewards/{reward_func_name}/std``: :func:`nanstd` of one function's raw rewards over the whole batch.
+    """`rewards/{reward_func_name}/std`: [`nanstd()`][nanstd] of one function's raw rewards over the whole
+    batch.
 
     The spread across prompts, not within groups; NaN with fewer than two scored completions.
     """
@@ -250,30 +261,31 @@ def group_advantages(
 ) -> dict[str, torch.Tensor]:
     r"""GRPO's group-relative advantages (TRL 1.6+), with the standard deviations and zero-spread flags.
 
-    ``"sum_then_normalize"`` (default):
+    `"sum_then_normalize"` (default):
 
-    .. math::
-        R_i = \sum_k w_k r_{i,k},\quad
-        A_i = \frac{R_i - \operatorname{nanmean}_{j\in g(i)} R_j}{\sigma_i + 10^{-4}}
+    $$
+    R_i = \sum_k w_k r_{i,k},\quad
+    A_i = \frac{R_i - \operatorname{nanmean}_{j\in g(i)} R_j}{\sigma_i + 10^{-4}}
+    $$
 
-    with :math:`\sigma_i` the ``nanstd`` of the group of :math:`i` (``scale_rewards="group"``)
-    or of the whole batch (``"batch"``); ``"none"`` does not divide (Dr. GRPO) but still
-    computes the group std for the flags. ``"normalize_then_sum"`` normalises each
+    with $\sigma_i$ the `nanstd` of the group of $i$ (`scale_rewards="group"`)
+    or of the whole batch (`"batch"`); `"none"` does not divide (Dr. GRPO) but still
+    computes the group std for the flags. `"normalize_then_sum"` normalises each
     function within its group first, sums, and then normalises with the batch std.
 
     Edges: with one completion per group the std is taken as 0 (every group
-    "zero spread", advantages 0); unscorable completions (all functions ``None``)
+    "zero spread", advantages 0); unscorable completions (all functions `None`)
     get advantage 0; a group whose scorable completions are fewer than two has a
     NaN std, which is *not* flagged as zero.
 
     Args:
-        rewards_per_func: ``(N, F)``; ``N`` a multiple of ``num_generations``.
-        num_generations: completions per prompt ``n``.
-        reward_weights: ``(F,)``, default all 1.
-        scale_rewards: ``"group"``, ``"batch"`` or ``"none"``.
-        multi_objective_aggregation: ``"sum_then_normalize"`` or ``"normalize_then_sum"``.
+        rewards_per_func: `(N, F)`; `N` a multiple of `num_generations`.
+        num_generations: completions per prompt `n`.
+        reward_weights: `(F,)`, default all 1.
+        scale_rewards: `"group"`, `"batch"` or `"none"`.
+        multi_objective_aggregation: `"sum_then_normalize"` or `"normalize_then_sum"`.
 
-    Returns ``{"advantages": (N,), "std_rewards": (N,), "is_std_zero": (N,)}``.
+    Returns `{"advantages": (N,), "std_rewards": (N,), "is_std_zero": (N,)}`.
     Advantages are invariant to permuting completions inside a group (they move with it).
     """
     per_func = as_float(rewards_per_func)
@@ -328,14 +340,16 @@ def frac_reward_zero_std(
     scale_rewards: ScaleRewards = "group",
     multi_objective_aggregation: Aggregation = "sum_then_normalize",
 ) -> torch.Tensor:
-    r"""GRPO ``frac_reward_zero_std``: share of completions whose group's reward std is ``isclose`` to 0.
+    r"""GRPO `frac_reward_zero_std`: share of completions whose group's reward std is `isclose` to 0.
 
-    .. math:: f_0 = \frac{1}{G}\sum_{g} \big[\operatorname{std}(R_{g,1..n}) \approx 0\big]
+    $$
+    f_0 = \frac{1}{G}\sum_{g} \big[\operatorname{std}(R_{g,1..n}) \approx 0\big]
+    $$
 
     Groups are equal-sized, so this is the fraction of groups with identical
-    rewards (their advantages are all 0). Under ``scale_rewards="batch"`` or
-    ``"normalize_then_sum"`` the flag comes from the batch std: 0 or 1. One
-    completion per group gives 1.0. Arguments as :func:`group_advantages`.
+    rewards (their advantages are all 0). Under `scale_rewards="batch"` or
+    `"normalize_then_sum"` the flag comes from the batch std: 0 or 1. One
+    completion per group gives 1.0. Arguments as [`group_advantages()`][group_advantages].
     """
     flags = group_advantages(
         rewards_per_func, num_generations, reward_weights, scale_rewards, multi_objective_aggregation
@@ -355,23 +369,25 @@ def kl_mean(
     use_bias_correction_kl: bool = False,
     importance_sampling_level: Level = "token",
 ) -> torch.Tensor:
-    r"""GRPO ``kl``: global masked token mean of the k3 estimate of KL(policy ‖ reference).
+    r"""GRPO `kl`: global masked token mean of the k3 estimate of KL(policy ‖ reference).
 
-    .. math::
-        \frac{\sum_{i,t} m_{i,t}\,c_{i,t}\,\big(e^{\delta_{i,t}} - \delta_{i,t} - 1\big)}
-        {\max(1, \sum_{i,t} m_{i,t})},
-        \quad \delta = \log\pi_{\text{ref}} - \log\pi_\theta
+    $$
+    \frac{\sum_{i,t} m_{i,t}\,c_{i,t}\,\big(e^{\delta_{i,t}} - \delta_{i,t} - 1\big)}
+    {\max(1, \sum_{i,t} m_{i,t})},
+    \quad \delta = \log\pi_{\text{ref}} - \log\pi_\theta
+    $$
 
     Args:
-        logprobs: ``(B, T)`` current policy log-probabilities of the completion tokens.
-        ref_logprobs: ``(B, T)`` reference model's.
-        mask: ``(B, T)`` loss mask.
-        old_logprobs: ``(B, T)`` of the generating policy, for the bias correction; ``None`` = on-policy.
+        logprobs: `(B, T)` current policy log-probabilities of the completion tokens.
+        ref_logprobs: `(B, T)` reference model's.
+        mask: `(B, T)` loss mask.
+        old_logprobs: `(B, T)` of the generating policy, for the bias correction; `None` = on-policy.
         use_bias_correction_kl: multiply each term by the importance ratio
-            :math:`c = \pi_\theta/\pi_{\text{old}}` (:func:`importance_weights`; default True since 1.10.0).
-        importance_sampling_level: ``"token"`` or ``"sequence"`` ratio for the correction.
+            $c = \pi_\theta/\pi_{\text{old}}$ ([`importance_weights()`][importance_weights]; default True
+            since 1.10.0).
+        importance_sampling_level: `"token"` or `"sequence"` ratio for the correction.
 
-    Per token, not summed over the completion (unlike PPO ``objective/kl``).
+    Per token, not summed over the completion (unlike PPO `objective/kl`).
     """
     per_token = k3(logprobs, ref_logprobs)
     if use_bias_correction_kl:
@@ -380,13 +396,14 @@ def kl_mean(
 
 
 def entropy_mean(logits: torch.Tensor, mask: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
-    r"""GRPO ``entropy``: global masked mean of the exact entropy of ``softmax(logits / temperature)``.
+    r"""GRPO `entropy`: global masked mean of the exact entropy of `softmax(logits / temperature)`.
 
-    .. math::
-        \bar H = \frac{\sum_{i,t} m_{i,t}\,H\big(\pi_\theta(\cdot \mid q, o_{i,<t})\big)}{\max(1, \sum m)}
+    $$
+    \bar H = \frac{\sum_{i,t} m_{i,t}\,H\big(\pi_\theta(\cdot \mid q, o_{i,<t})\big)}{\max(1, \sum m)}
+    $$
 
-    ``logits`` is ``(B, T, V)`` at the completion positions; ``mask`` ``(B, T)``.
-    ``top_entropy_quantile`` does not affect it.
+    `logits` is `(B, T, V)` at the completion positions; `mask` `(B, T)`.
+    `top_entropy_quantile` does not affect it.
     """
     return global_masked_mean(categorical_entropy(logits, temperature), mask)
 
@@ -402,25 +419,26 @@ def clip_ratios(
     importance_sampling_level: Level = "token",
     delta: float | None = None,
 ) -> dict[str, torch.Tensor]:
-    r"""GRPO's ``clip_ratio/*`` (0.17.0+, global form of 1.9.0+): sign-gated clip fractions.
+    r"""GRPO's `clip_ratio/*` (0.17.0+, global form of 1.9.0+): sign-gated clip fractions.
 
-    With :math:`r` from :func:`importance_weights` (capped at ``delta`` when set):
+    With $r$ from [`importance_weights()`][importance_weights] (capped at `delta` when set):
 
-    * low: :math:`r < 1 - \epsilon_{\text{low}} \wedge A < 0`;
-    * high: :math:`r > 1 + \epsilon_{\text{high}} \wedge A > 0`;
+    * low: $r < 1 - \epsilon_{\text{low}} \wedge A < 0$;
+    * high: $r > 1 + \epsilon_{\text{high}} \wedge A > 0$;
     * region: low or high (the tokens whose gradient the clip removes; PPO's rule).
 
     Args:
-        logprobs, old_logprobs: ``(B, T)``; ``old_logprobs=None`` is on-policy (all 0).
-        advantages: ``(B,)`` one per completion (or ``(B, T)``).
-        mask: ``(B, T)`` loss mask.
-        epsilon_low: ``epsilon`` (default 0.2).
-        epsilon_high: ``epsilon_high`` (defaults to ``epsilon_low``).
-        importance_sampling_level: ``"token"`` or ``"sequence"`` (then flags are per sequence).
-        delta: two-sided clipping cap on :math:`r`.
+        logprobs: `(B, T)` current policy log-probabilities.
+        old_logprobs: `(B, T)` of the generating policy; `None` is on-policy (all 0).
+        advantages: `(B,)` one per completion (or `(B, T)`).
+        mask: `(B, T)` loss mask.
+        epsilon_low: `epsilon` (default 0.2).
+        epsilon_high: `epsilon_high` (defaults to `epsilon_low`).
+        importance_sampling_level: `"token"` or `"sequence"` (then flags are per sequence).
+        delta: two-sided clipping cap on $r$.
 
-    Returns ``low_mean``, ``high_mean``, ``region_mean`` (:func:`global_masked_mean` of the
-    flags) and ``low_min`` / ``high_max`` (NaN-aware min / max over sequences of each
+    Returns `low_mean`, `high_mean`, `region_mean` ([`global_masked_mean()`][global_masked_mean] of the
+    flags) and `low_min` / `high_max` (NaN-aware min / max over sequences of each
     sequence's masked mean flag; all-masked sequences are skipped; NaN if none is left).
     """
     epsilon_high = epsilon_low if epsilon_high is None else epsilon_high
@@ -452,15 +470,17 @@ def clip_ratio_0_16(
     mask: torch.Tensor,
     epsilon: float = 0.2,
 ) -> torch.Tensor:
-    r"""GRPO ``clip_ratio`` in 0.16.x: the *inverted* test ``per_token_loss1 < per_token_loss2``.
+    r"""GRPO `clip_ratio` in 0.16.x: the *inverted* test `per_token_loss1 < per_token_loss2`.
 
-    .. math:: \frac{\sum m\,\big[r A < \mathrm{clip}(r, 1-\epsilon, 1+\epsilon) A\big]}{\sum m}
+    $$
+    \frac{\sum m\,\big[r A < \mathrm{clip}(r, 1-\epsilon, 1+\epsilon) A\big]}{\sum m}
+    $$
 
-    True for :math:`r < 1-\epsilon` with :math:`A > 0` or :math:`r > 1+\epsilon` with
-    :math:`A < 0`: tokens outside the band whose gradient still flows, the complement
+    True for $r < 1-\epsilon$ with $A > 0$ or $r > 1+\epsilon$ with
+    $A < 0$: tokens outside the band whose gradient still flows, the complement
     of the binding cases (TRL issues #3032, #3144; fixed in 0.17.0). The Liger
     path that kept this key from 0.17.0 to 1.13.x used the correct rule:
-    ``clip_ratios(...)["region_mean"]`` (per-process mean). NaN for an empty mask.
+    `clip_ratios(...)["region_mean"]` (per-process mean). NaN for an empty mask.
     """
     ratio = torch.exp(as_float(logprobs) - as_float(old_logprobs))
     advantages = as_float(advantages)
@@ -482,11 +502,13 @@ def cispo_clip_ratio(
     epsilon_high: float,
     importance_sampling_level: Level = "token",
 ) -> torch.Tensor:
-    r"""GRPO ``cispo_clip_ratio``: share of tokens above the CISPO cap with a positive advantage.
+    r"""GRPO `cispo_clip_ratio`: share of tokens above the CISPO cap with a positive advantage.
 
-    .. math:: \frac{\sum m\,[r > \epsilon_{\text{high}} \wedge A > 0]}{\max(1, \sum m)}
+    $$
+    \frac{\sum m\,[r > \epsilon_{\text{high}} \wedge A > 0]}{\max(1, \sum m)}
+    $$
 
-    ``epsilon_high`` is an absolute cap on :math:`r` (e.g. 5.0), not :math:`1 + \epsilon`.
+    `epsilon_high` is an absolute cap on $r$ (e.g. 5.0), not $1 + \epsilon$.
     """
     ratio = importance_weights(logprobs, old_logprobs, mask, importance_sampling_level)
     advantages = as_float(advantages)
@@ -507,19 +529,22 @@ def vespo_phi_seq_mean(
     k_neg: float = 3.0,
     lambda_neg: float = 2.0,
 ) -> torch.Tensor:
-    r"""GRPO ``vespo/phi_seq_mean``: mean over sequences of the VESPO gamma weight :math:`\varphi(w)`.
+    r"""GRPO `vespo/phi_seq_mean`: mean over sequences of the VESPO gamma weight $\varphi(w)$.
 
-    .. math::
-        \varphi(w) = e^{\lambda}\,w^{k}\,e^{-\lambda w} = \exp(\lambda + k\log w - \lambda w),
+    $$
+    \varphi(w) = e^{\lambda}\,w^{k}\,e^{-\lambda w} = \exp(\lambda + k\log w - \lambda w),
+    $$
 
-        \log w = \mathrm{clamp}\Big(
-        \sum_t m_t\,\mathrm{clamp}(\log\tfrac{\pi_\theta}{\pi_{\text{old}}}, -20, 20)
-        + \sum_t \log\rho_t,\ \log 10^{-8},\ 20\Big)
+    $$
+    \log w = \mathrm{clamp}\Big(
+    \sum_t m_t\,\mathrm{clamp}(\log\tfrac{\pi_\theta}{\pi_{\text{old}}}, -20, 20)
+    + \sum_t \log\rho_t,\ \log 10^{-8},\ 20\Big)
+    $$
 
-    :math:`k, \lambda` are the ``_pos`` values for :math:`A \ge 0` and the ``_neg``
-    values otherwise (:math:`\lambda` clamped to at least 1e-4); :math:`\rho` is the optional
-    vLLM importance-sampling ratio ``(B, T)`` (log clamped to :math:`[\log 10^{-8}, 20]`).
-    Non-finite weights become 0. :math:`\varphi(1) = 1`.
+    $k, \lambda$ are the `_pos` values for $A \ge 0$ and the `_neg`
+    values otherwise ($\lambda$ clamped to at least 1e-4); $\rho$ is the optional
+    vLLM importance-sampling ratio `(B, T)` (log clamped to $[\log 10^{-8}, 20]$).
+    Non-finite weights become 0. $\varphi(1) = 1$.
     """
     lower = math.log(1e-8)
     log_ratio = torch.clamp(as_float(logprobs) - as_float(old_logprobs), -20.0, 20.0)
@@ -558,38 +583,42 @@ def policy_loss(
     entropies: torch.Tensor | None = None,
     entropy_coef: float = 0.0,
 ) -> dict[str, torch.Tensor]:
-    r"""GRPO's clipped objective for one micro-batch: ``policy_loss``, and the ``loss`` given to transformers.
+    r"""GRPO's clipped objective for one micro-batch: `policy_loss`, and the `loss` given to transformers.
 
     Per token
 
-    .. math::
-        \ell_{i,t} = -\min\big(r A_i,\
-        \mathrm{clip}(r, 1-\epsilon_{\text{low}}, 1+\epsilon_{\text{high}})A_i\big)
-        + \beta\,k3_{i,t},
+    $$
+    \ell_{i,t} = -\min\big(r A_i,\
+    \mathrm{clip}(r, 1-\epsilon_{\text{low}}, 1+\epsilon_{\text{high}})A_i\big)
+    + \beta\,k3_{i,t},
+    $$
 
-    aggregated by ``loss_type``:
+    aggregated by `loss_type`:
 
-    * ``"grpo"``: mean over sequences of each sequence's masked token mean;
-    * ``"bnpo"``: masked token mean of the micro-batch;
-    * ``"dr_grpo"``: masked sum over ``B × max_completion_length``;
-    * ``"dapo"`` (default since 0.22.0): masked sum over the token count of the accumulation
-      window, ``num_items_in_batch / num_processes × gradient_accumulation_steps / steps_per_generation``
-      (``num_items_in_batch`` defaults to this micro-batch's token count, which makes it a token mean).
+    * `"grpo"`: mean over sequences of each sequence's masked token mean;
+    * `"bnpo"`: masked token mean of the micro-batch;
+    * `"dr_grpo"`: masked sum over `B × max_completion_length`;
+    * `"dapo"` (default since 0.22.0): masked sum over the token count of the accumulation
+      window, `num_items_in_batch / num_processes × gradient_accumulation_steps / steps_per_generation`
+      (`num_items_in_batch` defaults to this micro-batch's token count, which makes it a token mean).
 
-    ``policy_loss`` is that value (logged only when the entropy bonus is on).
-    ``loss`` is what ``compute_loss`` returns: divided by ``gradient_accumulation_steps``
+    `policy_loss` is that value (logged only when the entropy bonus is on).
+    `loss` is what `compute_loss` returns: divided by `gradient_accumulation_steps`
     for grpo, bnpo and dr_grpo (dapo's normaliser already includes it), minus
-    ``entropy_coef`` × the masked mean of ``entropies`` / ``gradient_accumulation_steps``.
+    `entropy_coef` × the masked mean of `entropies` / `gradient_accumulation_steps`.
     transformers sums the returned losses over the micro-steps of an optimizer step and
-    logs the mean over the steps of the window as ``loss``: for one micro-batch per
+    logs the mean over the steps of the window as `loss`: for one micro-batch per
     step it is this value.
 
     Args:
-        logprobs, old_logprobs, ref_logprobs: ``(B, T)``; ``old_logprobs=None`` is on-policy.
-        advantages: ``(B,)``.
-        mask: ``(B, T)`` loss mask.
-        entropies: ``(B, T)`` per-token entropies, for the bonus.
-        Other arguments: the ``GRPOConfig`` options of the same names.
+        logprobs: `(B, T)` current policy log-probabilities.
+        old_logprobs: `(B, T)` of the generating policy; `None` is on-policy.
+        advantages: `(B,)`.
+        mask: `(B, T)` loss mask.
+        ref_logprobs: `(B, T)` of the reference model, for the KL term (`beta`).
+        entropies: `(B, T)` per-token entropies, for the bonus.
+
+    The other arguments are the `GRPOConfig` options of the same names.
     """
     epsilon_high = epsilon_low if epsilon_high is None else epsilon_high
     logprobs = as_float(logprobs)
@@ -648,20 +677,24 @@ def adaptive_entropy_coef(
     entropy_coef_min: float = 0.0,
     entropy_coef_max: float = 1.0,
 ) -> torch.Tensor:
-    r"""GRPO ``entropy_coef`` with ``use_adaptive_entropy=True``: the coefficient after one optimizer step.
+    r"""GRPO `entropy_coef` with `use_adaptive_entropy=True`: the coefficient after one optimizer step.
 
-    .. math::
-        H = \frac{\sum \text{entropy}}{\max(1, N_{\text{tokens}})},\qquad
-        c' = \begin{cases}\min(c + \Delta, c_{\max}) & H \le H^\ast\\
-        \max(c - \Delta, c_{\min}) & H > H^\ast\end{cases}
+    $$
+    H = \frac{\sum \text{entropy}}{\max(1, N_{\text{tokens}})},\qquad
+    c' = \begin{cases}\min(c + \Delta, c_{\max}) & H \le H^\ast\\
+    \max(c - \Delta, c_{\min}) & H > H^\ast\end{cases}
+    $$
 
     Args:
-        entropy_coef: :math:`c` before the step.
+        entropy_coef: $c$ before the step.
         entropy_sum: masked entropy summed over the accumulation window and all processes.
         token_count: the matching token count.
-        entropy_target, entropy_coef_delta, entropy_coef_min, entropy_coef_max: config options.
+        entropy_target: the config option of that name ($H^\ast$).
+        entropy_coef_delta: the config option of that name ($\Delta$).
+        entropy_coef_min: the config option of that name ($c_{\min}$).
+        entropy_coef_max: the config option of that name ($c_{\max}$).
 
-    With a static coefficient the logged value is just ``entropy_coef``.
+    With a static coefficient the logged value is just `entropy_coef`.
     """
     entropy = float(entropy_sum) / max(1.0, float(token_count))
     if entropy <= entropy_target:
@@ -683,24 +716,26 @@ def sampling_stats(
     clip_min: float | None = None,
     clip_max: float | None = 3.0,
 ) -> dict[str, torch.Tensor]:
-    r"""GRPO ``sampling/*`` (vLLM importance-sampling correction, 0.26+ modes) on one process.
+    r"""GRPO `sampling/*` (vLLM importance-sampling correction, 0.26+ modes) on one process.
 
-    * ``logp_difference_mean`` / ``_max``: mean / max over real tokens of
-      :math:`|\log\pi_{\text{train}} - \log\pi_{\text{vLLM}}|`, NaN differences dropped (0.0 if none is left);
-    * the ratio :math:`\rho = \exp(\log\pi_{\text{train}} - \log\pi_{\text{vLLM}})` per token,
+    * `logp_difference_mean` / `_max`: mean / max over real tokens of
+      $|\log\pi_{\text{train}} - \log\pi_{\text{vLLM}}|$, NaN differences dropped (0.0 if none is left);
+    * the ratio $\rho = \exp(\log\pi_{\text{train}} - \log\pi_{\text{vLLM}})$ per token,
       or per sequence from the *sum* of the masked token log-ratios (a product of token
-      ratios); NaN log-ratios count as 0; then ``*_truncate`` clamps it to
-      ``[clip_min, clip_max]`` and ``*_mask`` sets ratios outside to 0;
-    * ``importance_sampling_ratio_min`` / ``_mean`` / ``_max`` over the real tokens
+      ratios); NaN log-ratios count as 0; then `*_truncate` clamps it to
+      `[clip_min, clip_max]` and `*_mask` sets ratios outside to 0;
+    * `importance_sampling_ratio_min` / `_mean` / `_max` over the real tokens
       (token modes) or the sequences (sequence modes); 0.0 when there are none.
 
     Args:
-        old_logprobs: ``(B, T)`` recomputed by the training model before any update.
-        sampling_logprobs: ``(B, T)`` returned by vLLM (NaN where unavailable).
-        mask: ``(B, T)`` completion mask (times the tool mask).
-        mode, clip_min, clip_max: ``vllm_importance_sampling_mode`` and its bounds.
+        old_logprobs: `(B, T)` recomputed by the training model before any update.
+        sampling_logprobs: `(B, T)` returned by vLLM (NaN where unavailable).
+        mask: `(B, T)` completion mask (times the tool mask).
+        mode: `vllm_importance_sampling_mode`.
+        clip_min: its lower bound.
+        clip_max: its upper bound.
 
-    Returns the five statistics and ``importance_sampling_ratio`` (``(B, T)`` or ``(B, 1)``).
+    Returns the five statistics and `importance_sampling_ratio` (`(B, T)` or `(B, 1)`).
     Across processes TRL averages the means and takes the NaN-aware min/max of the extremes.
     """
     old, sampled = as_float(old_logprobs), as_float(sampling_logprobs)
@@ -738,17 +773,18 @@ def sampling_stats(
 def tool_call_stats(
     tool_call_counts: torch.Tensor, tool_failure_counts: torch.Tensor, num_completions: int
 ) -> dict[str, torch.Tensor]:
-    r"""GRPO ``tools/call_frequency`` and ``tools/failure_frequency`` of one generation batch.
+    r"""GRPO `tools/call_frequency` and `tools/failure_frequency` of one generation batch.
 
-    .. math::
-        \text{call\_frequency} = \frac{\sum_p \text{calls}_p}{N},\qquad
-        \text{failure\_frequency} = \frac{\sum_p \text{failures}_p}{\sum_p \text{calls}_p}
-        \ (0 \text{ without calls})
+    $$
+    \text{call\_frequency} = \frac{\sum_p \text{calls}_p}{N},\qquad
+    \text{failure\_frequency} = \frac{\sum_p \text{failures}_p}{\sum_p \text{calls}_p}
+    \ (0 \text{ without calls})
+    $$
 
     Args:
-        tool_call_counts: ``(P,)`` tool calls per process (all rounds, failed ones included).
-        tool_failure_counts: ``(P,)`` failed calls per process.
-        num_completions: ``N``, completions of the generation batch over all processes.
+        tool_call_counts: `(P,)` tool calls per process (all rounds, failed ones included).
+        tool_failure_counts: `(P,)` failed calls per process.
+        num_completions: `N`, completions of the generation batch over all processes.
     """
     calls = torch.as_tensor(tool_call_counts).to(torch.float64).sum()
     failures = torch.as_tensor(tool_failure_counts).to(torch.float64).sum()
@@ -757,11 +793,13 @@ def tool_call_stats(
 
 
 def grad_norm(gradients: torch.Tensor | Sequence[torch.Tensor]) -> torch.Tensor:
-    r"""``grad_norm`` (transformers): global L2 norm of all parameter gradients, before clipping.
+    r"""`grad_norm` (transformers): global L2 norm of all parameter gradients, before clipping.
 
-    .. math:: \|g\|_2 = \sqrt{\sum_{p}\sum_j g_{p,j}^2}
+    $$
+    \|g\|_2 = \sqrt{\sum_{p}\sum_j g_{p,j}^2}
+    $$
 
-    ``gradients`` is one tensor or a sequence of tensors (one per parameter).
+    `gradients` is one tensor or a sequence of tensors (one per parameter).
     """
     parts = [gradients] if isinstance(gradients, torch.Tensor) else list(gradients)
     flat = torch.cat([as_float(part).reshape(-1) for part in parts]) if parts else torch.zeros(0)

@@ -1,26 +1,24 @@
 r"""KL divergence estimators k1, k2, k3 (Schulman, "Approximating KL Divergence").
 
-Setting: tokens :math:`x` are *sampled from* a distribution :math:`q`, and we
-want :math:`\mathrm{KL}(q \,\|\, p) = \mathbb{E}_{x\sim q}[\log q(x) - \log p(x)]`
+Setting: tokens $x$ are *sampled from* a distribution $q$, and we
+want $\mathrm{KL}(q \,\|\, p) = \mathbb{E}_{x\sim q}[\log q(x) - \log p(x)]$
 with only the two log-probabilities of the sampled token available. With
-:math:`\log r = \log p(x) - \log q(x)`:
+$\log r = \log p(x) - \log q(x)$:
 
-========  ===============================  ===========  ===========
-name      per-sample value                 bias         sign
-========  ===============================  ===========  ===========
-k1        :math:`-\log r`                  unbiased     any
-k2        :math:`\tfrac12(\log r)^2`       biased       :math:`\ge 0`
-k3        :math:`(r - 1) - \log r`         unbiased     :math:`\ge 0`
-========  ===============================  ===========  ===========
+| name | per-sample value | bias | sign |
+| --- | --- | --- | --- |
+| k1 | $-\log r$ | unbiased | any |
+| k2 | $\tfrac12(\log r)^2$ | biased | $\ge 0$ |
+| k3 | $(r - 1) - \log r$ | unbiased | $\ge 0$ |
 
-Every function here takes ``logq`` (log-probability under the *sampling*
-distribution) and ``logp`` (under the other one), and estimates
-:math:`\mathrm{KL}(q\,\|\,p)`. How the trainers map onto this:
+Every function here takes `logq` (log-probability under the *sampling*
+distribution) and `logp` (under the other one), and estimates
+$\mathrm{KL}(q\,\|\,p)$. How the trainers map onto this:
 
-* TRL PPO ``objective/kl`` and GRPO ``kl``: samples from the policy,
-  ``logq = logprobs`` (policy), ``logp = ref_logprobs``: KL(policy ‖ reference).
-* TRL PPO ``policy/approxkl_avg`` (k2) and legacy ``ppo/policy/policykl`` (k1):
-  samples from the rollout policy, ``logq = old_logprobs``, ``logp = new logprobs``:
+* TRL PPO `objective/kl` and GRPO `kl`: samples from the policy,
+  `logq = logprobs` (policy), `logp = ref_logprobs`: KL(policy ‖ reference).
+* TRL PPO `policy/approxkl_avg` (k2) and legacy `ppo/policy/policykl` (k1):
+  samples from the rollout policy, `logq = old_logprobs`, `logp = new logprobs`:
   KL(old ‖ new).
 """
 
@@ -47,7 +45,7 @@ Estimator = Literal["k1", "k2", "k3"]
 
 
 def k1(logq: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
-    r"""k1 per sample: :math:`\log q(x) - \log p(x)`, unbiased for KL(q ‖ p), negative on some samples.
+    r"""k1 per sample: $\log q(x) - \log p(x)$, unbiased for KL(q ‖ p), negative on some samples.
 
     Args:
         logq: log-probabilities of the sampled tokens under the sampling distribution, any shape.
@@ -59,29 +57,29 @@ def k1(logq: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
 
 
 def k2(logq: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
-    r"""k2 per sample: :math:`\tfrac12(\log p(x) - \log q(x))^2`, never negative, biased for KL(q ‖ p).
+    r"""k2 per sample: $\tfrac12(\log p(x) - \log q(x))^2$, never negative, biased for KL(q ‖ p).
 
     Its expectation is an f-divergence that matches KL to second order when
-    :math:`p \approx q`; it over-estimates when the distributions are far apart.
+    $p \approx q$; it over-estimates when the distributions are far apart.
     Symmetric in its arguments. Element-wise, no reduction.
     """
     return 0.5 * (as_float(logp) - as_float(logq)) ** 2
 
 
 def k3(logq: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
-    r"""k3 per sample: :math:`(r - 1) - \log r`, :math:`r = p(x)/q(x)`; unbiased for KL(q ‖ p), >= 0.
+    r"""k3 per sample: $(r - 1) - \log r$, $r = p(x)/q(x)$; unbiased for KL(q ‖ p), >= 0.
 
-    It is k1 plus the zero-mean control variate :math:`r - 1`. Computed as
-    ``expm1(log r) - log r`` (TRL writes ``exp(log r) - 1 - log r``; the same
-    number up to rounding). When :math:`\log r` is large the value overflows to
-    ``inf``, which is the honest result. Element-wise, no reduction.
+    It is k1 plus the zero-mean control variate $r - 1$. Computed as
+    `expm1(log r) - log r` (TRL writes `exp(log r) - 1 - log r`; the same
+    number up to rounding). When $\log r$ is large the value overflows to
+    `inf`, which is the honest result. Element-wise, no reduction.
     """
     log_r = as_float(logp) - as_float(logq)
     return torch.expm1(log_r) - log_r
 
 
 def k3_reverse(logq: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
-    r"""Estimator of the *other* direction, KL(p ‖ q), from samples of q: :math:`r\log r - (r - 1)`.
+    r"""Estimator of the *other* direction, KL(p ‖ q), from samples of q: $r\log r - (r - 1)$.
 
     Unbiased and non-negative; no trainer in the registry logs it, but it is
     what one needs to estimate KL(reference ‖ policy) from policy samples.
@@ -93,7 +91,7 @@ def k3_reverse(logq: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
 
 
 def estimate(logq: torch.Tensor, logp: torch.Tensor, estimator: Estimator = "k1") -> torch.Tensor:
-    """The per-sample estimate of KL(q ‖ p) named by ``estimator`` (``"k1"``, ``"k2"`` or ``"k3"``)."""
+    """The per-sample estimate of KL(q ‖ p) named by `estimator` (`"k1"`, `"k2"` or `"k3"`)."""
     functions = {"k1": k1, "k2": k2, "k3": k3}
     if estimator not in functions:
         raise ValueError(f"unknown estimator {estimator!r}; use 'k1', 'k2' or 'k3'")
@@ -101,15 +99,15 @@ def estimate(logq: torch.Tensor, logp: torch.Tensor, estimator: Estimator = "k1"
 
 
 def exact_categorical_kl(logits_q: torch.Tensor, logits_p: torch.Tensor) -> torch.Tensor:
-    r"""Exact :math:`\mathrm{KL}(q\,\|\,p) = \sum_v q_v(\log q_v - \log p_v)` of two categoricals.
+    r"""Exact $\mathrm{KL}(q\,\|\,p) = \sum_v q_v(\log q_v - \log p_v)$ of two categoricals.
 
     Args:
-        logits_q: logits (or log-probabilities) of q, shape ``(..., V)``.
+        logits_q: logits (or log-probabilities) of q, shape `(..., V)`.
         logits_p: logits of p, same shape.
 
-    Returns shape ``(...)``. This is TRL v0.7's ``kl_penalty="full"`` (written
-    there as ``F.kl_div(ref_logprob, logprob, log_target=True)``). Vocabulary
-    entries where :math:`q_v = 0` contribute 0.
+    Returns shape `(...)`. This is TRL v0.7's `kl_penalty="full"` (written
+    there as `F.kl_div(ref_logprob, logprob, log_target=True)`). Vocabulary
+    entries where $q_v = 0$ contribute 0.
     """
     logq = torch.log_softmax(as_float(logits_q), dim=-1)
     logp = torch.log_softmax(as_float(logits_p), dim=-1)
@@ -124,19 +122,22 @@ def sequence_kl_mean(
     mask: torch.Tensor,
     estimator: Estimator = "k1",
 ) -> torch.Tensor:
-    r"""TRL PPO ``objective/kl``: per-token KL estimates summed per completion, averaged over completions.
+    r"""TRL PPO `objective/kl`: per-token KL estimates summed per completion, averaged over completions.
 
-    .. math:: \mathrm{KL} = \frac{1}{B}\sum_{b=1}^{B}\sum_{t} m_{b,t}\,k_{b,t},\quad
+    $$
+    \mathrm{KL} = \frac{1}{B}\sum_{b=1}^{B}\sum_{t} m_{b,t}\,k_{b,t},\quad
+    $$
+
               k^{(1)} = \log\pi_\theta - \log\pi_{\text{ref}},\quad
               k^{(3)} = (\rho - 1) - \log\rho,\ \rho = \pi_{\text{ref}}/\pi_\theta
 
     Args:
-        logprobs: ``(B, T)`` log-probabilities of the sampled completion tokens
+        logprobs: `(B, T)` log-probabilities of the sampled completion tokens
             under the policy that sampled them (temperature-scaled logits).
-        ref_logprobs: ``(B, T)`` the same tokens under the reference model.
-        mask: ``(B, T)``, true up to and including the stop token.
-        estimator: ``"k1"`` (TRL's default) or ``"k3"`` (``kl_estimator="k3"``,
-            from 0.17.0); ``"k2"`` is accepted for comparison.
+        ref_logprobs: `(B, T)` the same tokens under the reference model.
+        mask: `(B, T)`, true up to and including the stop token.
+        estimator: `"k1"` (TRL's default) or `"k3"` (`kl_estimator="k3"`,
+            from 0.17.0); `"k2"` is accepted for comparison.
 
     Direction: KL(policy ‖ reference), sampled from the policy. The sum makes it a
     sequence-level KL that grows with completion length. TRL fills padding

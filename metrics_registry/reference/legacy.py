@@ -1,25 +1,25 @@
-r"""TRL's original ``PPOTrainer`` (v0.2 to 0.11, documented for v0.7).
+r"""TRL's original `PPOTrainer` (v0.2 to 0.11, documented for v0.7).
 
-The ``ppo/*``, ``objective/*``, ``env/*`` and ``tokens/*`` keys.
+The `ppo/*`, `objective/*`, `env/*` and `tokens/*` keys.
 
-Checked against trl 0.7.10 (``trl/trainer/ppo_trainer.py``: ``step``,
-``compute_rewards``, ``_kl_penalty``, ``compute_advantages``, ``loss``,
-``record_step_stats``, ``log_stats``; ``trl/core.py``).
+Checked against trl 0.7.10 (`trl/trainer/ppo_trainer.py`: `step`,
+`compute_rewards`, `_kl_penalty`, `compute_advantages`, `loss`,
+`record_step_stats`, `log_stats`; `trl/core.py`).
 
-**Training statistics** (``ppo/policy/*``, ``ppo/val/*``, ``ppo/returns/*``,
-``ppo/loss/*``) are computed by ``loss()`` for every minibatch, with masked
+**Training statistics** (`ppo/policy/*`, `ppo/val/*`, `ppo/returns/*`,
+`ppo/loss/*`) are computed by `loss()` for every minibatch, with masked
 means over the response tokens, then averaged over all minibatches of all
-PPO epochs (``stack_dicts`` + ``mean``). The functions here take tensors of
-shape ``(M, B, T)`` (``M`` minibatches of ``B`` sequences, or ``(B, T)`` for
+PPO epochs (`stack_dicts` + `mean`). The functions here take tensors of
+shape `(M, B, T)` (`M` minibatches of `B` sequences, or `(B, T)` for
 one) and return that average. Unlike PPOv2, every mean is masked.
 
-**Rollout statistics** (``objective/*``, ``ppo/mean_*``) take ``(B, T)``
-tensors of the whole batch. ``mask`` is v0.7's response mask: true on the
+**Rollout statistics** (`objective/*`, `ppo/mean_*`) take `(B, T)`
+tensors of the whole batch. `mask` is v0.7's response mask: true on the
 positions whose log-probability belongs to a response token (prompt and
 padding false).
 
 With several processes v0.7 all-reduces every statistic and divides by the
-number of processes (``gather_stats``); histograms become element-wise
+number of processes (`gather_stats`); histograms become element-wise
 averages over ranks. The functions here describe one process.
 """
 
@@ -101,7 +101,7 @@ def _per_minibatch_var(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
 
 
 def _std(values: torch.Tensor) -> torch.Tensor:
-    """``torch.std`` (Bessel) of all elements; NaN for fewer than two, without torch's warning."""
+    """`torch.std` (Bessel) of all elements; NaN for fewer than two, without torch's warning."""
     values = values.reshape(-1)
     if values.numel() < 2:
         return torch.full((), float("nan"), dtype=values.dtype)
@@ -109,7 +109,7 @@ def _std(values: torch.Tensor) -> torch.Tensor:
 
 
 def _average(per_minibatch: torch.Tensor) -> torch.Tensor:
-    """Mean over every minibatch of every epoch (``torch.mean(stacked, axis=0)``)."""
+    """Mean over every minibatch of every epoch (`torch.mean(stacked, axis=0)`)."""
     return per_minibatch.reshape(-1).mean()
 
 
@@ -117,25 +117,29 @@ def _average(per_minibatch: torch.Tensor) -> torch.Tensor:
 
 
 def reward_mean(rewards: torch.Tensor) -> torch.Tensor:
-    r"""``env/reward_mean``: mean of the rewards passed to ``log_stats`` (gathered from all processes).
+    r"""`env/reward_mean`: mean of the rewards passed to `log_stats` (gathered from all processes).
 
-    .. math:: \bar r = \frac1N\sum_i r_i
+    $$
+    \bar r = \frac1N\sum_i r_i
+    $$
 
-    ``rewards`` is ``(N,)``, raw (no score scaling or clipping).
+    `rewards` is `(N,)`, raw (no score scaling or clipping).
     """
     return as_float(rewards).reshape(-1).mean()
 
 
 def reward_std(rewards: torch.Tensor) -> torch.Tensor:
-    r"""``env/reward_std``: ``torch.std`` (Bessel-corrected) of the gathered rewards; NaN for one reward.
+    r"""`env/reward_std`: `torch.std` (Bessel-corrected) of the gathered rewards; NaN for one reward.
 
-    .. math:: s_r = \sqrt{\frac{1}{N-1}\sum_i (r_i - \bar r)^2}
+    $$
+    s_r = \sqrt{\frac{1}{N-1}\sum_i (r_i - \bar r)^2}
+    $$
     """
     return _std(as_float(rewards))
 
 
 def reward_dist(rewards: torch.Tensor) -> torch.Tensor:
-    """``env/reward_dist``: the values of the histogram, i.e. the gathered rewards, flattened (``(N,)``)."""
+    """`env/reward_dist`: the values of the histogram, i.e. the gathered rewards, flattened (`(N,)`)."""
     return as_float(rewards).reshape(-1)
 
 
@@ -145,13 +149,13 @@ def reward_dist(rewards: torch.Tensor) -> torch.Tensor:
 def kl_penalty(
     logprobs: torch.Tensor, ref_logprobs: torch.Tensor, kl_penalty: KlPenalty = "kl"
 ) -> torch.Tensor:
-    r"""v0.7's per-token ``_kl_penalty`` (direction: policy vs reference, samples from the policy).
+    r"""v0.7's per-token `_kl_penalty` (direction: policy vs reference, samples from the policy).
 
-    * ``"kl"``: :math:`\log\pi_\theta - \log\pi_{\text{ref}}` (k1);
-    * ``"abs"``: its absolute value;
-    * ``"mse"``: half its square (k2);
-    * ``"full"``: the exact KL over the vocabulary; then both arguments are
-      ``(B, T, V)`` log-probabilities (or logits) and the result ``(B, T)``.
+    * `"kl"`: $\log\pi_\theta - \log\pi_{\text{ref}}$ (k1);
+    * `"abs"`: its absolute value;
+    * `"mse"`: half its square (k2);
+    * `"full"`: the exact KL over the vocabulary; then both arguments are
+      `(B, T, V)` log-probabilities (or logits) and the result `(B, T)`.
     """
     if kl_penalty == "full":
         return exact_categorical_kl(logprobs, ref_logprobs)
@@ -168,9 +172,11 @@ def kl_penalty(
 def kl_dist(
     logprobs: torch.Tensor, ref_logprobs: torch.Tensor, mask: torch.Tensor, kl_penalty_type: KlPenalty = "kl"
 ) -> torch.Tensor:
-    r"""``objective/kl_dist``: per-sequence masked sum of the ``kl_penalty`` values, shape ``(B,)``.
+    r"""`objective/kl_dist`: per-sequence masked sum of the `kl_penalty` values, shape `(B,)`.
 
-    .. math:: \mathrm{KL}_b = \sum_t m_{b,t}\,k_{b,t}
+    $$
+    \mathrm{KL}_b = \sum_t m_{b,t}\,k_{b,t}
+    $$
     """
     per_token = kl_penalty(logprobs, ref_logprobs, kl_penalty_type)
     keep = as_bool_mask(mask).expand_as(per_token)
@@ -180,12 +186,14 @@ def kl_dist(
 def objective_kl(
     logprobs: torch.Tensor, ref_logprobs: torch.Tensor, mask: torch.Tensor, kl_penalty_type: KlPenalty = "kl"
 ) -> torch.Tensor:
-    r"""``objective/kl``: mean over sequences of :func:`kl_dist`.
+    r"""`objective/kl`: mean over sequences of [`kl_dist()`][kl_dist].
 
-    .. math:: \mathrm{KL} = \frac1B\sum_b\sum_t m_{b,t}\,k_{b,t}
+    $$
+    \mathrm{KL} = \frac1B\sum_b\sum_t m_{b,t}\,k_{b,t}
+    $$
 
-    Since 0.7.9 ``k`` follows ``kl_penalty``; from 0.4.7 to 0.7.8 it was always
-    ``"kl"`` (pass ``"kl"`` to reproduce). The adaptive controller is fed this value.
+    Since 0.7.9 `k` follows `kl_penalty`; from 0.4.7 to 0.7.8 it was always
+    `"kl"` (pass `"kl"` to reproduce). The adaptive controller is fed this value.
     """
     return kl_dist(logprobs, ref_logprobs, mask, kl_penalty_type).mean()
 
@@ -197,22 +205,24 @@ def mean_non_score_reward(
     kl_coef: float = 0.2,
     kl_penalty_type: KlPenalty = "kl",
 ) -> torch.Tensor:
-    r"""``ppo/mean_non_score_reward``: masked *token* mean of :math:`-\beta k_t`.
+    r"""`ppo/mean_non_score_reward`: masked *token* mean of $-\beta k_t$.
 
-    .. math:: \frac{\sum_{b,t} m_{b,t}\,(-\beta\,k_{b,t})}{\sum_{b,t} m_{b,t}}
+    $$
+    \frac{\sum_{b,t} m_{b,t}\,(-\beta\,k_{b,t})}{\sum_{b,t} m_{b,t}}
+    $$
 
-    A per-token mean (0.3.0 and later), so it is :math:`-\beta`·``objective/kl``
+    A per-token mean (0.3.0 and later), so it is $-\beta$·`objective/kl`
     divided by the mean response length, negative when the policy moved away.
-    ``kl_coef`` is :math:`\beta` of this step (``objective/kl_coef``; ``init_kl_coef`` 0.2).
+    `kl_coef` is $\beta$ of this step (`objective/kl_coef`; `init_kl_coef` 0.2).
     """
     return masked_mean(-kl_coef * kl_penalty(logprobs, ref_logprobs, kl_penalty_type), mask)
 
 
 def mean_scores(scores: torch.Tensor, score_clip: float | None = None) -> torch.Tensor:
-    r"""``ppo/mean_scores``: mean of the scores given to ``step``, after optional clipping to ±``score_clip``.
+    r"""`ppo/mean_scores`: mean of the scores given to `step`, after optional clipping to ±`score_clip`.
 
-    Pass scores already divided by the running std (``use_score_scaling``) and
-    centred (``use_score_norm``) to reproduce those options.
+    Pass scores already divided by the running std (`use_score_scaling`) and
+    centred (`use_score_norm`) to reproduce those options.
     """
     scores = as_float(scores).reshape(-1)
     if score_clip is not None:
@@ -221,7 +231,8 @@ def mean_scores(scores: torch.Tensor, score_clip: float | None = None) -> torch.
 
 
 def std_scores(scores: torch.Tensor, score_clip: float | None = None) -> torch.Tensor:
-    """``ppo/std_scores``: ``torch.std`` (Bessel) of the scores of :func:`mean_scores`; NaN for one score."""
+    """`ppo/std_scores`: `torch.std` (Bessel) of the scores of [`mean_scores()`][mean_scores]; NaN for one
+    score."""
     scores = as_float(scores).reshape(-1)
     if score_clip is not None:
         scores = scores.clamp(-score_clip, score_clip)
@@ -231,14 +242,15 @@ def std_scores(scores: torch.Tensor, score_clip: float | None = None) -> torch.T
 def adaptive_kl_update(
     kl_coef: float, current_kl: float, n_steps: int, target: float = 6.0, horizon: float = 10000.0
 ) -> float:
-    r"""One update of v0.7's ``AdaptiveKLController`` (Ziegler et al. 2019).
+    r"""One update of v0.7's `AdaptiveKLController` (Ziegler et al. 2019).
 
-    .. math::
-        \beta \leftarrow \beta\left(1
-        + \mathrm{clip}\left(\frac{\mathrm{KL}}{\text{target}} - 1, -0.2, 0.2\right)
-        \frac{n}{H}\right)
+    $$
+    \beta \leftarrow \beta\left(1
+    + \mathrm{clip}\left(\frac{\mathrm{KL}}{\text{target}} - 1, -0.2, 0.2\right)
+    \frac{n}{H}\right)
+    $$
 
-    ``n`` is ``batch_size`` × the number of processes.
+    `n` is `batch_size` × the number of processes.
     """
     error = min(max(current_kl / target - 1.0, -0.2), 0.2)
     return kl_coef * (1.0 + error * n_steps / horizon)
@@ -253,19 +265,21 @@ def adaptive_kl_coefs(
     horizon: float = 10000.0,
     adap_kl_ctrl: bool = True,
 ) -> torch.Tensor:
-    r"""``objective/kl_coef`` for a sequence of steps, given the logged ``objective/kl`` of each step.
+    r"""`objective/kl_coef` for a sequence of steps, given the logged `objective/kl` of each step.
 
-    The coefficient is read *before* the step's update, so step :math:`k` logs
-    :math:`\beta_k` with :math:`\beta_0` = ``init_kl_coef`` and
-    :math:`\beta_{k+1}` = :func:`adaptive_kl_update` (:math:`\beta_k`, :math:`\mathrm{KL}_k`).
+    The coefficient is read *before* the step's update, so step $k$ logs
+    $\beta_k$ with $\beta_0$ = `init_kl_coef` and
+    $\beta_{k+1}$ = [`adaptive_kl_update()`][adaptive_kl_update] ($\beta_k$, $\mathrm{KL}_k$).
 
     Args:
-        kls: ``(S,)`` logged ``objective/kl`` values, in step order.
-        init_kl_coef, target, horizon: config options (defaults 0.2, 6, 10000).
-        n_steps: ``batch_size`` × processes (``batch_size`` defaults to 256).
-        adap_kl_ctrl: ``False`` keeps the coefficient constant.
+        kls: `(S,)` logged `objective/kl` values, in step order.
+        init_kl_coef: config option (default 0.2).
+        target: config option (default 6).
+        horizon: config option (default 10000).
+        n_steps: `batch_size` × processes (`batch_size` defaults to 256).
+        adap_kl_ctrl: `False` keeps the coefficient constant.
 
-    Returns ``(S,)`` float64.
+    Returns `(S,)` float64.
     """
     values = []
     coef = float(init_kl_coef)
@@ -285,10 +299,10 @@ def compute_rewards(
     kl_coef: float = 0.2,
     kl_penalty_type: KlPenalty = "kl",
 ) -> torch.Tensor:
-    r"""v0.7's per-token rewards: :math:`-\beta k_t` everywhere, plus the score at the last real position.
+    r"""v0.7's per-token rewards: $-\beta k_t$ everywhere, plus the score at the last real position.
 
-    ``scores`` ``(B,)``; the others ``(B, T)`` (``(B, T, V)`` for ``"full"``). Returns ``(B, T)``.
-    The KL term is not masked here; :func:`compute_advantages` masks it.
+    `scores` `(B,)`; the others `(B, T)` (`(B, T, V)` for `"full"`). Returns `(B, T)`.
+    The KL term is not masked here; [`compute_advantages()`][compute_advantages] masks it.
     """
     rewards = -kl_coef * kl_penalty(logprobs, ref_logprobs, kl_penalty_type)
     rewards = rewards.clone()
@@ -309,17 +323,18 @@ def compute_advantages(
     lam: float = 0.95,
     whiten_rewards: bool = False,
 ) -> dict[str, torch.Tensor]:
-    r"""v0.7's ``compute_advantages``: mask, optional reward scaling, GAE, returns, whitening.
+    r"""v0.7's `compute_advantages`: mask, optional reward scaling, GAE, returns, whitening.
 
     1. values and rewards multiplied by the mask;
-    2. ``whiten_rewards``: rewards scaled (not centred) with the masked statistics;
+    2. `whiten_rewards`: rewards scaled (not centred) with the masked statistics;
     3. GAE over every position (the masked prompt prefix receives the discounted
-       advantage of the first response token, see :func:`metrics_registry.reference.gae.gae`);
-    4. returns :math:`R = \hat A + V`;
+       advantage of the first response token, see
+       [`metrics_registry.reference.gae.gae()`][metrics_registry.reference.gae.gae]);
+    4. returns $R = \hat A + V$;
     5. advantages whitened with the masked mean and Bessel variance of the batch
        (*all* positions are transformed; prompt and padding are not reset).
 
-    Returns ``{"values", "advantages", "returns"}``, each ``(B, T)``.
+    Returns `{"values", "advantages", "returns"}`, each `(B, T)`.
     """
     keep = as_bool_mask(mask)
     values, rewards = as_float(values), as_float(rewards)
@@ -337,26 +352,28 @@ def compute_advantages(
 
 
 def policy_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    r"""``ppo/policy/entropy``: masked mean categorical entropy per minibatch, averaged over minibatches.
+    r"""`ppo/policy/entropy`: masked mean categorical entropy per minibatch, averaged over minibatches.
 
-    .. math:: \frac1M\sum_m \frac{\sum_{t\in m} m_t\,H(\pi_\theta(\cdot\mid s_t))}{\sum_{t\in m} m_t}
+    $$
+    \frac1M\sum_m \frac{\sum_{t\in m} m_t\,H(\pi_\theta(\cdot\mid s_t))}{\sum_{t\in m} m_t}
+    $$
 
-    ``logits`` ``(M, B, T, V)``, ``mask`` ``(M, B, T)``.
+    `logits` `(M, B, T, V)`, `mask` `(M, B, T)`.
     """
     return _average(_per_minibatch_mean(categorical_entropy(logits), mask))
 
 
 def policy_approxkl(logprobs: torch.Tensor, old_logprobs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    r"""``ppo/policy/approxkl``: k2 :math:`\tfrac12(\log\pi_\theta - \log\pi_{\text{old}})^2`, masked mean.
+    r"""`ppo/policy/approxkl`: k2 $\tfrac12(\log\pi_\theta - \log\pi_{\text{old}})^2$, masked mean.
 
-    Estimates KL(old ‖ new) from rollout samples; biased, never negative. ``(M, B, T)`` inputs.
+    Estimates KL(old ‖ new) from rollout samples; biased, never negative. `(M, B, T)` inputs.
     """
     diff = as_float(logprobs) - as_float(old_logprobs)
     return _average(_per_minibatch_mean(0.5 * diff**2, mask))
 
 
 def policy_policykl(logprobs: torch.Tensor, old_logprobs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    r"""``ppo/policy/policykl``: k1, :math:`\log\pi_{\text{old}} - \log\pi_\theta`, masked mean, averaged.
+    r"""`ppo/policy/policykl`: k1, $\log\pi_{\text{old}} - \log\pi_\theta$, masked mean, averaged.
 
     Unbiased for KL(old ‖ new), can be negative. (0.2.0 logged the opposite sign.)
     """
@@ -375,9 +392,11 @@ def policy_clipfrac(
     mask: torch.Tensor,
     cliprange: float = 0.2,
 ) -> torch.Tensor:
-    r"""``ppo/policy/clipfrac``: sign-gated clip fraction (the clipped term wins the max), masked, averaged.
+    r"""`ppo/policy/clipfrac`: sign-gated clip fraction (the clipped term wins the max), masked, averaged.
 
-    .. math:: \frac1M\sum_m\frac{\sum m_t\,[-A_t\,\mathrm{clip}(r_t, 1\pm\epsilon) > -A_t r_t]}{\sum m_t}
+    $$
+    \frac1M\sum_m\frac{\sum m_t\,[-A_t\,\mathrm{clip}(r_t, 1\pm\epsilon) > -A_t r_t]}{\sum m_t}
+    $$
     """
     ratio = _ratio(logprobs, old_logprobs)
     advantages = as_float(advantages)
@@ -388,27 +407,27 @@ def policy_clipfrac(
 
 
 def ratio_histogram(logprobs: torch.Tensor, old_logprobs: torch.Tensor) -> torch.Tensor:
-    """``ppo/policy/ratio``: every ratio of every minibatch, flattened, *unmasked* (prompt, padding too)."""
+    """`ppo/policy/ratio`: every ratio of every minibatch, flattened, *unmasked* (prompt, padding too)."""
     return _ratio(logprobs, old_logprobs).reshape(-1)
 
 
 def advantages_mean(advantages: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``ppo/policy/advantages_mean``: masked mean of the whitened advantages per minibatch, averaged."""
+    """`ppo/policy/advantages_mean`: masked mean of the whitened advantages per minibatch, averaged."""
     return _average(_per_minibatch_mean(advantages, mask))
 
 
 def advantages_histogram(advantages: torch.Tensor) -> torch.Tensor:
-    """``ppo/policy/advantages``: all advantages of all minibatches, flattened, unmasked, NaN -> -1."""
+    """`ppo/policy/advantages`: all advantages of all minibatches, flattened, unmasked, NaN -> -1."""
     return torch.nan_to_num(as_float(advantages).reshape(-1), float(WANDB_PADDING))
 
 
 def returns_mean(returns: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    r"""``ppo/returns/mean``: masked mean of the returns :math:`\hat A + V_{\text{old}}`, averaged."""
+    r"""`ppo/returns/mean`: masked mean of the returns $\hat A + V_{\text{old}}$, averaged."""
     return _average(_per_minibatch_mean(returns, mask))
 
 
 def returns_var(returns: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``ppo/returns/var``: Bessel-corrected masked variance of the returns *within* each minibatch, averaged.
+    """`ppo/returns/var`: Bessel-corrected masked variance of the returns *within* each minibatch, averaged.
 
     With one token in a minibatch the variance is NaN here (TRL divides by zero).
     """
@@ -416,33 +435,34 @@ def returns_var(returns: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def val_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``ppo/val/mean``: masked mean of the rollout values :math:`V_{\\text{old}}` per minibatch, averaged."""
+    r"""`ppo/val/mean`: masked mean of the rollout values $V_{\\text{old}}$ per minibatch, averaged."""
     return _average(_per_minibatch_mean(values, mask))
 
 
 def val_var(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``ppo/val/var``: Bessel-corrected masked variance of the rollout values per minibatch, averaged."""
+    """`ppo/val/var`: Bessel-corrected masked variance of the rollout values per minibatch, averaged."""
     return _average(_per_minibatch_var(values, mask))
 
 
 def val_vpred(vpreds: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``ppo/val/vpred``: masked mean of the training-time value predictions per minibatch, averaged."""
+    """`ppo/val/vpred`: masked mean of the training-time value predictions per minibatch, averaged."""
     return _average(_per_minibatch_mean(vpreds, mask))
 
 
 def val_error(vpreds: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    r"""``ppo/val/error``: masked mean of :math:`(V_\theta - R)^2` per minibatch, averaged (no ½, no clip)."""
+    r"""`ppo/val/error`: masked mean of $(V_\theta - R)^2$ per minibatch, averaged (no ½, no clip)."""
     return _average(_per_minibatch_mean((as_float(vpreds) - as_float(returns)) ** 2, mask))
 
 
 def val_var_explained(vpreds: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    r"""``ppo/val/var_explained``: 1 - averaged error / averaged within-minibatch return variance.
+    r"""`ppo/val/var_explained`: 1 - averaged error / averaged within-minibatch return variance.
 
-    .. math::
-        1 - \frac{\frac1M\sum_m \mathrm{mean}_{t\in m}(V_\theta - R)^2}
-        {\frac1M\sum_m \widehat{\mathrm{Var}}_{t\in m}(R)}
+    $$
+    1 - \frac{\frac1M\sum_m \mathrm{mean}_{t\in m}(V_\theta - R)^2}
+    {\frac1M\sum_m \widehat{\mathrm{Var}}_{t\in m}(R)}
+    $$
 
-    Not the textbook explained variance (:func:`explained_variance`): the numerator is
+    Not the textbook explained variance ([`explained_variance()`][explained_variance]): the numerator is
     a mean squared error (a constant offset lowers it), the denominator ignores
     the variance between minibatches, and the predictions are the training-time ones.
     """
@@ -456,7 +476,7 @@ def val_clipfrac(
     mask: torch.Tensor,
     cliprange_value: float = 0.2,
 ) -> torch.Tensor:
-    r"""``ppo/val/clipfrac``: share of tokens with :math:`(V^{\text{clip}} - R)^2 > (V_\theta - R)^2`."""
+    r"""`ppo/val/clipfrac`: share of tokens with $(V^{\text{clip}} - R)^2 > (V_\theta - R)^2$."""
     vpreds, values, returns = as_float(vpreds), as_float(values), as_float(returns)
     clipped = torch.max(torch.min(vpreds, values + cliprange_value), values - cliprange_value)
     flags = ((clipped - returns) ** 2 > (vpreds - returns) ** 2).to(vpreds.dtype)
@@ -469,7 +489,7 @@ def _skipped(
     mask: torch.Tensor,
     ratio_threshold: float,
 ) -> torch.Tensor:
-    """Per minibatch: whether the masked mean ratio exceeds ``ratio_threshold`` (losses are then zeroed)."""
+    """Per minibatch: whether the masked mean ratio exceeds `ratio_threshold` (losses are then zeroed)."""
     if logprobs is None or old_logprobs is None:
         return torch.zeros((), dtype=torch.bool)
     return _per_minibatch_mean(_ratio(logprobs, old_logprobs), mask) > ratio_threshold
@@ -510,14 +530,15 @@ def loss_policy(
     cliprange: float = 0.2,
     ratio_threshold: float = 10.0,
 ) -> torch.Tensor:
-    r"""``ppo/loss/policy``: clipped surrogate, masked mean per minibatch, averaged; skipped ones count 0.
+    r"""`ppo/loss/policy`: clipped surrogate, masked mean per minibatch, averaged; skipped ones count 0.
 
-    .. math::
-        \frac1M\sum_m [\bar r_m \le \rho]\,
-        \frac{\sum m_t \max(-A_t r_t, -A_t\,\mathrm{clip}(r_t, 1\pm\epsilon))}{\sum m_t}
+    $$
+    \frac1M\sum_m [\bar r_m \le \rho]\,
+    \frac{\sum m_t \max(-A_t r_t, -A_t\,\mathrm{clip}(r_t, 1\pm\epsilon))}{\sum m_t}
+    $$
 
-    A minibatch whose masked mean ratio :math:`\bar r_m` exceeds ``ratio_threshold``
-    :math:`\rho` (default 10, from 0.4.7) has its losses multiplied by 0 and logged as 0.
+    A minibatch whose masked mean ratio $\bar r_m$ exceeds `ratio_threshold`
+    $\rho$ (default 10, from 0.4.7) has its losses multiplied by 0 and logged as 0.
     """
     losses = _policy_losses(logprobs, old_logprobs, advantages, mask, cliprange)
     skipped = _skipped(logprobs, old_logprobs, mask, ratio_threshold)
@@ -535,14 +556,15 @@ def loss_value(
     old_logprobs: torch.Tensor | None = None,
     ratio_threshold: float = 10.0,
 ) -> torch.Tensor:
-    r"""``ppo/loss/value``: half the clipped squared value error, masked mean per minibatch, averaged.
+    r"""`ppo/loss/value`: half the clipped squared value error, masked mean per minibatch, averaged.
 
-    .. math::
-        \frac1M\sum_m \frac12\,
-        \frac{\sum m_t \max\big((V_\theta - R)^2, (V^{\text{clip}} - R)^2\big)}{\sum m_t}
+    $$
+    \frac1M\sum_m \frac12\,
+    \frac{\sum m_t \max\big((V_\theta - R)^2, (V^{\text{clip}} - R)^2\big)}{\sum m_t}
+    $$
 
-    Before the ``vf_coef`` weight. Pass ``logprobs`` and ``old_logprobs`` to apply the
-    ``ratio_threshold`` zeroing of :func:`loss_policy`.
+    Before the `vf_coef` weight. Pass `logprobs` and `old_logprobs` to apply the
+    `ratio_threshold` zeroing of [`loss_policy()`][loss_policy].
     """
     losses = _value_losses(vpreds, values, returns, mask, cliprange_value)
     skipped = _skipped(logprobs, old_logprobs, mask, ratio_threshold)
@@ -563,9 +585,9 @@ def loss_total(
     vf_coef: float = 0.1,
     ratio_threshold: float = 10.0,
 ) -> torch.Tensor:
-    r"""``ppo/loss/total``: :math:`L^{\text{policy}} + c_v L^{\text{value}}` per minibatch, averaged.
+    r"""`ppo/loss/total`: $L^{\text{policy}} + c_v L^{\text{value}}$ per minibatch, averaged.
 
-    Zeroed with the two parts when ``ratio_threshold`` is exceeded.
+    Zeroed with the two parts when `ratio_threshold` is exceeded.
     """
     policy = _policy_losses(logprobs, old_logprobs, advantages, mask, cliprange)
     value = _value_losses(vpreds, values, returns, mask, cliprange_value)
@@ -577,17 +599,17 @@ def loss_total(
 def explained_variance(
     values: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor | None = None, unbiased: bool = False
 ) -> torch.Tensor:
-    r"""Textbook explained variance (CleanRL, SB3): :math:`1 - \mathrm{Var}(R - V)/\mathrm{Var}(R)`.
+    r"""Textbook explained variance (CleanRL, SB3): $1 - \mathrm{Var}(R - V)/\mathrm{Var}(R)$.
 
     Args:
-        values: predictions :math:`V`, any shape.
-        returns: targets :math:`R`, same shape.
-        mask: positions to use (all when ``None``).
+        values: predictions $V$, any shape.
+        returns: targets $R$, same shape.
+        mask: positions to use (all when `None`).
         unbiased: Bessel's correction (CleanRL and SB3 use the population variance).
 
     1 for perfect predictions, 0 for a constant, negative when worse; insensitive to
     a constant offset. NaN when the returns do not vary (CleanRL/SB3 convention).
-    The clean counterpart of :func:`val_var_explained`; no TRL key logs it.
+    The clean counterpart of [`val_var_explained()`][val_var_explained]; no TRL key logs it.
     """
     values, returns = as_float(values), as_float(returns)
     keep = as_bool_mask(mask, like=values)
@@ -601,20 +623,20 @@ def explained_variance(
 
 
 def lengths_mean(lengths: torch.Tensor) -> torch.Tensor:
-    """``tokens/queries_len_mean``, ``tokens/responses_len_mean``: mean tensor length (padding included)."""
+    """`tokens/queries_len_mean`, `tokens/responses_len_mean`: mean tensor length (padding included)."""
     return torch.as_tensor(lengths).to(torch.float64).reshape(-1).mean()
 
 
 def lengths_std(lengths: torch.Tensor) -> torch.Tensor:
-    """``tokens/queries_len_std``, ``tokens/responses_len_std``: ``torch.std`` (Bessel); NaN for one."""
+    """`tokens/queries_len_std`, `tokens/responses_len_std`: `torch.std` (Bessel); NaN for one."""
     return _std(torch.as_tensor(lengths).to(torch.float64))
 
 
 def length_histogram(lengths: torch.Tensor) -> torch.Tensor:
-    """``tokens/queries_dist``, ``tokens/responses_dist``: the lengths as floats, one per tensor."""
+    """`tokens/queries_dist`, `tokens/responses_dist`: the lengths as floats, one per tensor."""
     return torch.as_tensor(lengths).to(torch.float64).reshape(-1)
 
 
 def logprobs_histogram(logprobs: torch.Tensor) -> torch.Tensor:
-    """``objective/logprobs``, ``objective/ref_logprobs``: every position of the padded batch, unmasked."""
+    """`objective/logprobs`, `objective/ref_logprobs`: every position of the padded batch, unmasked."""
     return as_float(logprobs).reshape(-1)

@@ -1,9 +1,9 @@
 r"""Completion lengths, truncation flags and EOS counts.
 
-GRPO's ``completions/*`` keys all come from two per-completion values
+GRPO's `completions/*` keys all come from two per-completion values
 gathered from every process: the length in tokens and whether the completion
 was truncated (stopped by the length limit rather than by EOS). PPO's
-``val/num_eos_tokens`` counts EOS-id tokens in the raw generations.
+`val/num_eos_tokens` counts EOS-id tokens in the raw generations.
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ __all__ = [
 
 
 def eos_token_count(token_ids: torch.Tensor, eos_token_id: int) -> torch.Tensor:
-    r"""PPO ``val/num_eos_tokens``: number of positions equal to the EOS id in the raw generated tokens.
+    r"""PPO `val/num_eos_tokens`: number of positions equal to the EOS id in the raw generated tokens.
 
-    .. math:: N_{\text{eos}} = \sum_{i,t}\big[y_{i,t} = \text{eos}\big]
+    $$
+    N_{\text{eos}} = \sum_{i,t}\big[y_{i,t} = \text{eos}\big]
+    $$
 
     Args:
-        token_ids: ``(B, T)`` generated ids of the main process's batch (before
+        token_ids: `(B, T)` generated ids of the main process's batch (before
             truncation at the stop token; padding included).
         eos_token_id: the tokenizer's EOS id.
 
@@ -42,7 +44,7 @@ def eos_token_count(token_ids: torch.Tensor, eos_token_id: int) -> torch.Tensor:
 def completion_mask_up_to_eos(completion_ids: torch.Tensor, eos_token_id: int) -> torch.Tensor:
     """GRPO's completion mask: true up to and including the first EOS, the whole row when there is none.
 
-    ``completion_ids`` is ``(B, T)``; returns a ``(B, T)`` bool mask.
+    `completion_ids` is `(B, T)`; returns a `(B, T)` bool mask.
     """
     ids = torch.as_tensor(completion_ids)
     is_eos = ids == eos_token_id
@@ -52,11 +54,14 @@ def completion_mask_up_to_eos(completion_ids: torch.Tensor, eos_token_id: int) -
 
 
 def mean_completion_length(completion_mask: torch.Tensor) -> torch.Tensor:
-    r"""GRPO ``completion_length`` (0.14 to 0.16): mean over completions of the completion-mask row sums.
+    r"""GRPO `completion_length` (0.14 to 0.16): mean over completions of the completion-mask row sums.
 
-    .. math:: \bar L = \frac{1}{N}\sum_i \sum_t m_{i,t}
+    $$
+    \bar L = \frac{1}{N}\sum_i \sum_t m_{i,t}
+    $$
 
-    ``completion_mask`` is ``(N, T)`` (see :func:`completion_mask_up_to_eos`). NaN when ``N = 0``.
+    `completion_mask` is `(N, T)` (see [`completion_mask_up_to_eos()`][completion_mask_up_to_eos]). NaN when
+    `N = 0`.
     """
     return as_bool_mask(completion_mask).sum(dim=-1).to(torch.float64).mean()
 
@@ -66,10 +71,10 @@ def truncation_flags(
     eos_token_ids: Sequence[int] | int,
     pad_token_id: int | None = None,
 ) -> torch.Tensor:
-    """GRPO's ``is_truncated`` (since 0.24.0): the last generated token is neither an EOS id nor the pad id.
+    """GRPO's `is_truncated` (since 0.24.0): the last generated token is neither an EOS id nor the pad id.
 
     Args:
-        last_token_ids: ``(N,)`` the last id of every (unpadded) completion.
+        last_token_ids: `(N,)` the last id of every (unpadded) completion.
         eos_token_ids: the EOS id or ids (a generation config may list several).
         pad_token_id: the pad id, also accepted as a proper ending.
 
@@ -85,24 +90,24 @@ def truncation_flags(
 def completion_length_stats(
     completion_lengths: torch.Tensor, is_truncated: torch.Tensor
 ) -> dict[str, torch.Tensor]:
-    r"""GRPO's ``completions/*`` statistics of one generation batch.
+    r"""GRPO's `completions/*` statistics of one generation batch.
 
     Args:
-        completion_lengths: ``(N,)`` tokens per completion, gathered from all processes (up to
+        completion_lengths: `(N,)` tokens per completion, gathered from all processes (up to
             and including the first EOS; model-generated tokens only when tools are used).
-        is_truncated: ``(N,)`` flags from :func:`truncation_flags`.
+        is_truncated: `(N,)` flags from [`truncation_flags()`][truncation_flags].
 
     Returns a dict with the values TRL appends for this generation batch:
 
-    * ``mean_length``, ``min_length``, ``max_length``: over all completions;
-    * ``clipped_ratio``: fraction of truncated completions, :math:`\frac1N\sum_i [\text{truncated}_i]`;
-    * ``mean_terminated_length``, ``min_terminated_length``, ``max_terminated_length``: over the
+    * `mean_length`, `min_length`, `max_length`: over all completions;
+    * `clipped_ratio`: fraction of truncated completions, $\frac1N\sum_i [\text{truncated}_i]$;
+    * `mean_terminated_length`, `min_terminated_length`, `max_terminated_length`: over the
       completions that ended with EOS. When none did, TRL substitutes a single
       length of 0, so all three are 0 (reproduced here), not NaN.
 
     The logged number is the mean of these per-generation-batch values over the
-    logging window (so a logged ``min_length`` can be fractional). An empty
-    batch raises, as TRL does (``No completions were generated``).
+    logging window (so a logged `min_length` can be fractional). An empty
+    batch raises, as TRL does (`No completions were generated`).
     """
     lengths = torch.as_tensor(completion_lengths).to(torch.float64)
     truncated = as_bool_mask(is_truncated)

@@ -1,13 +1,13 @@
 """Masked reductions: sum, mean, variance and whitening over real tokens.
 
 These are the building blocks of almost every token-level metric. They follow
-TRL's ``masked_mean`` / ``masked_var`` / ``masked_whiten`` (``trl/core.py`` in
-v0.7, ``trl/experimental/ppo/ppo_trainer.py`` later) with two documented
+TRL's `masked_mean` / `masked_var` / `masked_whiten` (`trl/core.py` in
+v0.7, `trl/experimental/ppo/ppo_trainer.py` later) with two documented
 differences at the edges:
 
-* masked positions are *ignored* (``torch.where``), not multiplied by 0, so a
+* masked positions are *ignored* (`torch.where`), not multiplied by 0, so a
   NaN or an infinity in padding cannot leak into the result;
-* an empty mask gives NaN instead of TRL's ``ValueError`` (``masked_var``) or
+* an empty mask gives NaN instead of TRL's `ValueError` (`masked_var`) or
   silent 0/0.
 """
 
@@ -26,13 +26,13 @@ __all__ = [
 
 
 def as_float(values: torch.Tensor | float | list) -> torch.Tensor:
-    """``values`` as a floating tensor: integers and booleans become float64, floats keep their dtype."""
+    """`values` as a floating tensor: integers and booleans become float64, floats keep their dtype."""
     tensor = torch.as_tensor(values)
     return tensor if tensor.is_floating_point() else tensor.to(torch.float64)
 
 
 def as_bool_mask(mask: torch.Tensor | list, like: torch.Tensor | None = None) -> torch.Tensor:
-    """A 0/1 or boolean mask as ``torch.bool``; ``None`` selects every element of ``like``."""
+    """A 0/1 or boolean mask as `torch.bool`; `None` selects every element of `like`."""
     if mask is None:
         if like is None:
             raise ValueError("a mask of None needs a tensor to take its shape from")
@@ -41,14 +41,16 @@ def as_bool_mask(mask: torch.Tensor | list, like: torch.Tensor | None = None) ->
 
 
 def masked_sum(values: torch.Tensor, mask: torch.Tensor, dim: int | None = None) -> torch.Tensor:
-    r"""Sum of ``values`` where ``mask`` is true.
+    r"""Sum of `values` where `mask` is true.
 
-    .. math:: S = \sum_{i} m_i\,x_i
+    $$
+    S = \sum_{i} m_i\,x_i
+    $$
 
     Args:
         values: any shape.
-        mask: same shape as ``values`` (bool or 0/1).
-        dim: dimension to reduce; all dimensions when ``None``.
+        mask: same shape as `values` (bool or 0/1).
+        dim: dimension to reduce; all dimensions when `None`.
 
     Masked positions contribute exactly 0, whatever they hold.
     """
@@ -59,16 +61,18 @@ def masked_sum(values: torch.Tensor, mask: torch.Tensor, dim: int | None = None)
 
 
 def masked_mean(values: torch.Tensor, mask: torch.Tensor, dim: int | None = None) -> torch.Tensor:
-    r"""Mean of ``values`` over the positions where ``mask`` is true.
+    r"""Mean of `values` over the positions where `mask` is true.
 
-    .. math:: \bar x = \frac{\sum_i m_i\,x_i}{\sum_i m_i}
+    $$
+    \bar x = \frac{\sum_i m_i\,x_i}{\sum_i m_i}
+    $$
 
     Args:
         values: any shape.
-        mask: same shape as ``values``.
-        dim: dimension to reduce (e.g. ``-1`` for one mean per sequence); all when ``None``.
+        mask: same shape as `values`.
+        dim: dimension to reduce (e.g. `-1` for one mean per sequence); all when `None`.
 
-    Returns NaN where the mask selects nothing (0/0, as TRL's ``masked_mean``).
+    Returns NaN where the mask selects nothing (0/0, as TRL's `masked_mean`).
     """
     values = as_float(values)
     keep = as_bool_mask(mask).expand_as(values)
@@ -77,19 +81,20 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor, dim: int | None = None
 
 
 def masked_var(values: torch.Tensor, mask: torch.Tensor, unbiased: bool = True) -> torch.Tensor:
-    r"""Variance of ``values`` over the positions where ``mask`` is true, over all dimensions.
+    r"""Variance of `values` over the positions where `mask` is true, over all dimensions.
 
-    .. math::
-        \widehat{\mathrm{Var}}(x) = \frac{N}{N-1}\cdot\frac{\sum_i m_i (x_i - \bar x)^2}{N},
-        \qquad N = \sum_i m_i
+    $$
+    \widehat{\mathrm{Var}}(x) = \frac{N}{N-1}\cdot\frac{\sum_i m_i (x_i - \bar x)^2}{N},
+    \qquad N = \sum_i m_i
+    $$
 
     Args:
         values: any shape.
-        mask: same shape as ``values``.
-        unbiased: apply Bessel's correction :math:`N/(N-1)`, as TRL does by default.
+        mask: same shape as `values`.
+        unbiased: apply Bessel's correction $N/(N-1)$, as TRL does by default.
 
-    Edges: NaN when the mask is empty (TRL raises ``ValueError``), and NaN for a
-    single selected element with ``unbiased=True`` (TRL divides by zero there).
+    Edges: NaN when the mask is empty (TRL raises `ValueError`), and NaN for a
+    single selected element with `unbiased=True` (TRL divides by zero there).
     """
     values = as_float(values)
     keep = as_bool_mask(mask).expand_as(values)
@@ -106,17 +111,18 @@ def masked_var(values: torch.Tensor, mask: torch.Tensor, unbiased: bool = True) 
 def masked_whiten(
     values: torch.Tensor, mask: torch.Tensor, shift_mean: bool = True, eps: float = 1e-8
 ) -> torch.Tensor:
-    r"""Whiten ``values`` with the masked mean and Bessel-corrected masked variance.
+    r"""Whiten `values` with the masked mean and Bessel-corrected masked variance.
 
-    .. math::
-        \tilde x_i = \frac{x_i - \bar x}{\sqrt{\widehat{\mathrm{Var}}(x) + \epsilon}}
-        \;(+\,\bar x \text{ if not shift\_mean})
+    $$
+    \tilde x_i = \frac{x_i - \bar x}{\sqrt{\widehat{\mathrm{Var}}(x) + \epsilon}}
+    \;(+\,\bar x \text{ if not shift\_mean})
+    $$
 
     Args:
         values: any shape.
         mask: same shape; only the selected positions define the mean and variance.
-        shift_mean: ``False`` adds the mean back (scale only), as TRL does for ``whiten_rewards``.
-        eps: added to the variance, ``1e-8`` in TRL.
+        shift_mean: `False` adds the mean back (scale only), as TRL does for `whiten_rewards`.
+        eps: added to the variance, `1e-8` in TRL.
 
     Every position is transformed, masked ones too (TRL fills them afterwards
     where it needs to). The statistics are taken over all dimensions at once.

@@ -1,18 +1,18 @@
-r"""The multi-turn GRPO extension (``extensions/multiturn_grpo.yaml``): group filtering and turn advantages.
+r"""The multi-turn GRPO extension (`extensions/multiturn_grpo.yaml`): group filtering and turn advantages.
 
 The project's notes give the rules only in words; where they leave a choice
 open, the choice made here is stated and is a parameter:
 
 * a group is dropped when the standard deviation of its rewards is below
-  ``min_group_std`` (the notes: ``std < min_group_std``); which standard
-  deviation is not said: Bessel-corrected by default (``torch.std``), the
-  population one with ``unbiased=False``;
+  `min_group_std` (the notes: `std < min_group_std`); which standard
+  deviation is not said: Bessel-corrected by default (`torch.std`), the
+  population one with `unbiased=False`;
 * turn advantages come from per-turn ("process") rewards, each turn
   credited on its own; whether they are normalised within the group is not
   said: by default each turn reward is normalised with the mean and standard
   deviation of all turn rewards of its group (the process-supervision form
-  of GRPO, Shao et al. 2024), ``normalize="none"`` keeps the raw rewards, and
-  ``reward_to_go=True`` credits each turn with the sum of its own and later
+  of GRPO, Shao et al. 2024), `normalize="none"` keeps the raw rewards, and
+  `reward_to_go=True` credits each turn with the sum of its own and later
   normalised rewards (DeepSeekMath's process supervision).
 """
 
@@ -30,18 +30,20 @@ __all__ = ["filter_groups", "turn_advantages"]
 def filter_groups(
     rewards: torch.Tensor, min_group_std: float, unbiased: bool = True
 ) -> dict[str, torch.Tensor]:
-    r"""Low-variance group filter: ``train/groups_kept`` and ``train/groups_filtered``.
+    r"""Low-variance group filter: `train/groups_kept` and `train/groups_filtered`.
 
-    .. math:: \text{kept}_g = \big[\operatorname{std}(R_{g,1..n}) \ge \sigma_{\min}\big]
+    $$
+    \text{kept}_g = \big[\operatorname{std}(R_{g,1..n}) \ge \sigma_{\min}\big]
+    $$
 
     Args:
-        rewards: ``(G, n)`` one reward per rollout, ``n`` rollouts for each of the ``G`` queries.
-        min_group_std: :math:`\sigma_{\min}`; groups with a smaller spread are dropped.
-        unbiased: Bessel's correction (``torch.std`` default); ``False`` for the population std.
+        rewards: `(G, n)` one reward per rollout, `n` rollouts for each of the `G` queries.
+        min_group_std: $\sigma_{\min}$; groups with a smaller spread are dropped.
+        unbiased: Bessel's correction (`torch.std` default); `False` for the population std.
 
-    Returns ``keep`` (``(G,)`` bool), ``groups_kept``, ``groups_filtered`` and
-    ``total_groups`` (int64 scalars; kept + filtered = total). A group with a single
-    rollout has no spread (NaN with ``unbiased``) and is dropped; NaN rewards make
+    Returns `keep` (`(G,)` bool), `groups_kept`, `groups_filtered` and
+    `total_groups` (int64 scalars; kept + filtered = total). A group with a single
+    rollout has no spread (NaN with `unbiased`) and is dropped; NaN rewards make
     the group's std NaN and drop it too. Permuting rollouts inside a group changes nothing.
     """
     rewards = as_float(rewards)
@@ -65,27 +67,28 @@ def turn_advantages(
     reward_to_go: bool = False,
     eps: float = 1e-4,
 ) -> torch.Tensor:
-    r"""Turn-by-turn advantages of one group (the ``console/turn_advantage_table`` cells).
+    r"""Turn-by-turn advantages of one group (the `console/turn_advantage_table` cells).
 
-    With ``normalize="group"``:
+    With `normalize="group"`:
 
-    .. math::
-        \tilde r_{i,k} = \frac{r_{i,k} - \operatorname{mean}(r)}{\operatorname{std}(r) + \epsilon},\qquad
-        A_{i,k} = \tilde r_{i,k}\ \ \text{or, with reward\_to\_go,}\ \ \sum_{k' \ge k} \tilde r_{i,k'}
+    $$
+    \tilde r_{i,k} = \frac{r_{i,k} - \operatorname{mean}(r)}{\operatorname{std}(r) + \epsilon},\qquad
+    A_{i,k} = \tilde r_{i,k}\ \ \text{or, with reward\_to\_go,}\ \ \sum_{k' \ge k} \tilde r_{i,k'}
+    $$
 
     mean and (Bessel-corrected) std taken over every real turn of every rollout
     of the group.
 
     Args:
-        turn_rewards: ``(..., n, K)`` process reward of turn ``k`` of rollout ``i``; leading
+        turn_rewards: `(..., n, K)` process reward of turn `k` of rollout `i`; leading
             dimensions are independent groups.
-        turn_mask: ``(..., n, K)``, true for turns that happened (rollouts that exit early
-            have fewer); all true when ``None``.
-        normalize: ``"group"`` or ``"none"`` (raw process rewards).
+        turn_mask: `(..., n, K)`, true for turns that happened (rollouts that exit early
+            have fewer); all true when `None`.
+        normalize: `"group"` or `"none"` (raw process rewards).
         reward_to_go: sum the (normalised) rewards of this and later turns.
         eps: added to the standard deviation.
 
-    Returns ``(..., n, K)``; turns that did not happen hold 0. A group whose turn
+    Returns `(..., n, K)`; turns that did not happen hold 0. A group whose turn
     rewards are all equal gets advantages 0. These defaults are this registry's
     reading of the notes (see the module docstring), not a documented formula.
     """

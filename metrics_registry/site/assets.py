@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from metrics_registry.registry import RegistryError
+from metrics_registry.site.search import install_vietnamese_folding
 
 __all__ = ["AssetError", "copy_assets", "katex_dist"]
 
@@ -47,3 +48,4 @@ def copy_assets(root: Path, docs: Path) -> None:
     """Copy ``docs/assets`` (the project's CSS and JS) and KaTeX into a language's ``docs``."""
     shutil.copytree(root / "docs" / "assets", docs / "assets", dirs_exist_ok=True)
     shutil.copytree(katex_dist(root), docs / "assets" / "katex", ignore=shutil.ignore_patterns(*_KATEX_SKIP))
+    install_vietnamese_folding(docs)  # docs/assets overrides Material's lunr.vi with a wrapper of it

@@ -3,9 +3,9 @@
 One MkDocs build per language (a small generated config that INHERITs the
 repository's ``mkdocs.yml``), run in parallel; the research behind this
 choice is summarised in docs/en/contributing/site.md. After MkDocs, the
-build adds what MkDocs does not make: accent-free search for Vietnamese,
-the root pages (language chooser, 404, sitemap index), the machine-readable
-registry, and a link check over every language.
+build adds what MkDocs does not make: the root pages (language chooser,
+404, sitemap index), the machine-readable registry, and a link check over
+every language.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from metrics_registry.site.linkcheck import check_links
 from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
 from metrics_registry.site.rootpages import write_root_pages
 from metrics_registry.site.sanitize import clean_text
-from metrics_registry.site.search import add_accent_free_fields
+from metrics_registry.site.theme import theme_settings
 
 __all__ = ["BuildError", "BuildReport", "OutputRefused", "build_site", "data_files", "find_project_root"]
 
@@ -125,6 +125,7 @@ def _config(
     codes: tuple[str, ...],
     base_url: str,
     nav: list[object],
+    gettext: Callable[[str], str],
     trusted: frozenset[str] = frozenset(),
 ) -> dict[str, object]:
     """The MkDocs config of one language (JSON is valid YAML, and needs no YAML writer here)."""
@@ -141,15 +142,23 @@ def _config(
         for other in SITE_LANGUAGES
         if other.code in codes
     ]
+    texts = theme_settings(gettext)  # site name, footer, palette, permalinks... in this language
     return {
+        **texts,
         "INHERIT": os.path.relpath(root / "mkdocs.yml", work),
         "docs_dir": os.path.relpath(docs, work),
         "site_dir": str(output / lang),
         "site_url": f"{base_url}{lang}/",
-        "theme": {"name": "material", "language": lang, "custom_dir": str(root / "docs" / "overrides")},
+        "theme": {
+            **texts["theme"],  # type: ignore[dict-item]
+            "name": "material",
+            "language": lang,
+            "custom_dir": str(root / "docs" / "overrides"),
+        },
         # extra.alternate turns Material's language switcher on; its entries are
         # replaced by the page-level links of docs/overrides/partials/alternate.html
         "extra": {
+            **texts["extra"],  # type: ignore[dict-item]
             "alternate": [
                 {"name": item["name"], "link": item["path"], "lang": item["code"]} for item in languages
             ],
@@ -233,7 +242,8 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
         for name, text in data.items():  # next to the pages that link to them
             (docs / name).write_text(text, encoding="utf-8")
         ui = UiTranslations(lang, load_catalog(root, lang, "ui")) if lang != "en" else None
-        nav = _nav(registry, docs, ui.gettext if ui else (lambda message: message))
+        gettext = ui.gettext if ui else (lambda message: message)
+        nav = _nav(registry, docs, gettext)
         path = work / f"mkdocs.{lang}.yml"
         config = _config(
             root,
@@ -244,6 +254,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             codes=codes,
             base_url=base_url,
             nav=nav,
+            gettext=gettext,
             trusted=written.trusted,
         )
         path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
@@ -257,8 +268,6 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             problems = [line for line in lines if line.startswith(("WARNING", "ERROR"))] or lines[-5:]
             raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
     built = time.perf_counter()
-    for lang in codes:
-        add_accent_free_fields(output / lang / "search" / "search_index.json", lang)
     write_root_pages(output, codes, data, base_url)
     problems = check_links(output)
     if problems:

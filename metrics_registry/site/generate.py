@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+import yaml
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from metrics_registry.describe import (
@@ -31,9 +32,12 @@ from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.keys import Reference
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
+from metrics_registry.site.headings import align_heading_ids, with_heading_ids
+from metrics_registry.site.lists import python_markdown_lists
 from metrics_registry.site.notes import find_notes, shift_headings
 from metrics_registry.site.sanitize import markdown_text
 from metrics_registry.site.source import example_code, reference_source
+from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_value
 
 if TYPE_CHECKING:
     from metrics_registry.concepts import Concept
@@ -70,6 +74,14 @@ def _identity(message: str) -> str:
     return message
 
 
+def front_matter(**fields: str) -> str:
+    """A page's YAML front matter, written by a YAML library (a title may hold ``: ``, quotes, ``#``...)."""
+    text = yaml.safe_dump(
+        fields, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1 << 20
+    )
+    return f"---\n{text}---"
+
+
 def _environment(
     registry: Registry,
     translator: Translator | None = None,
@@ -86,6 +98,7 @@ def _environment(
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,  # Markdown output; the registry text is Markdown by design
+        finalize=tidy_value if ui is not None and ui.lang in TIGHT_LANGUAGES else None,
     )
 
     def link(reference: str, entry: Entry) -> str:
@@ -178,6 +191,7 @@ def _environment(
         reference_source=reference_source,
         example_code=example_code,
         api_link=_api_link,
+        front_matter=front_matter,
         alternatives=lambda spot: ", ".join(f"{a.char} {a.probability:.2f}" for a in spot.alternatives[1:4]),
     )
     return env
@@ -271,6 +285,20 @@ def _page_notice(state: str, gettext: Callable[[str], str], page: str) -> list[s
     return [f'!!! warning "{title}"', "", f"    {text} [{link}]({_help_link(page)})"]
 
 
+def _api_notice(gettext: Callable[[str], str], page: str) -> list[str]:
+    """The notice of the API page in another language: its reference comes from English docstrings.
+
+    The page is trusted and not cleaned by the build: the UI strings go in as plain text.
+    """
+    gettext = _plain(gettext)
+    title = gettext("In English")
+    text = gettext(
+        "The reference below is generated from the docstrings of the Python package, "
+        "which are written in English only."
+    )
+    return [f'!!! info "{title}"', "", f"    {text}"]
+
+
 def _plain(gettext: Callable[[str], str]) -> Callable[[str], str]:
     """``gettext`` whose translations are plain text in Markdown (no HTML, link or code span)."""
     return lambda message: markdown_text(gettext(message))
@@ -280,23 +308,29 @@ def _handwritten_pages(root: Path, out: Path, lang: str, gettext: Callable[[str]
     """Every English hand-written page, in ``lang`` where translated, else English with a notice.
 
     Every language thus has the same pages, which the language switcher and
-    the hreflang alternates rely on.
+    the hreflang alternates rely on, and the same heading ids (those of the
+    English page, see :mod:`metrics_registry.site.headings`).
     """
     english = root / "docs" / "en"
     shutil.copytree(english, out, ignore=shutil.ignore_patterns("*.bak", "*.tmp"), dirs_exist_ok=True)
-    written = [out / page for page in english_pages(root)]
-    if lang == "en":
-        return written
-    for state in page_states(root, lang):
-        target = out / state.page
-        if state.translation is not None:
-            text = state.translation.read_text(encoding="utf-8")
-        else:
-            text = state.source.read_text(encoding="utf-8")
-        if state.state != "translated":
-            text = _insert_after_title(text, _page_notice(state.state, gettext, state.page))
-        target.write_text(text, encoding="utf-8")
-    return written
+    pages = english_pages(root)
+    sources = {page: (english / page).read_text(encoding="utf-8") for page in pages}
+    texts = {page: with_heading_ids(text) for page, text in sources.items()}
+    if lang != "en":
+        for state in page_states(root, lang):
+            text = texts[state.page]
+            if state.translation is not None:
+                text, _ = align_heading_ids(
+                    state.translation.read_text(encoding="utf-8"), sources[state.page]
+                )
+            if state.state != "translated":
+                text = _insert_after_title(text, _page_notice(state.state, gettext, state.page))
+            texts[state.page] = text
+        if API_PAGE in texts:
+            texts[API_PAGE] = _insert_after_title(texts[API_PAGE], _api_notice(gettext, API_PAGE))
+    for page, text in texts.items():
+        (out / page).write_text(text, encoding="utf-8")
+    return [out / page for page in pages]
 
 
 def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en") -> GeneratedPages:
@@ -359,6 +393,9 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
         if notes.family not in registry.families:
             continue
         body, translated = notes.text(lang)
+        # the English notes give every language its heading ids; the page's own take the rest
+        reserved = (f"{notes.family}-source-notes", "reconstructed")
+        body, _ = align_heading_ids(python_markdown_lists(body.strip("\n")), notes.text("en")[0], reserved)
         page = f"notes/{notes.family}.md"
         render(
             "notes.md.j2",
@@ -366,7 +403,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
             family=registry.families[notes.family],
             notes=notes,
             lang=lang,
-            body=shift_headings(body.strip("\n")),
+            body=shift_headings(body),
             translated=translated,
             help_link=_help_link(page),
         )

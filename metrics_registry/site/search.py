@@ -2,50 +2,40 @@
 
 Material's search (lunr with ``lunr.vi``) matches words with their
 diacritics only, so ``phan ky`` does not find ``phân kỳ``, yet many readers
-type Vietnamese without them. No plugin does this (checked: Material 9.8,
-mkdocs-static-i18n, Zensical), so the build adds it after MkDocs: each
-section of the language's search index gets a copy of its title and text
-with the diacritics removed, in two extra fields that Material's search
-worker indexes like its own (it builds one lunr field per entry of
-``config.fields``). Queries with diacritics keep matching the original
-fields; queries without them match the copies.
+type Vietnamese without them. Neither Material (9.8: ``lang``,
+``separator`` and ``pipeline`` only choose among lunr's own functions) nor
+lunr has an option for it, so the site overrides the file Material's search
+worker loads for Vietnamese, ``assets/javascripts/lunr/min/lunr.vi.min.js``
+(in ``docs/assets``): it loads Material's own Vietnamese support, copied
+next to it by :func:`install_vietnamese_folding`, and folds every word of
+the index and of the query (``độ dài`` and ``do dai`` are both ``do dai``).
+Queries with and without diacritics thus rank alike, and the results
+highlight the original words (Material marks positions). On the page a
+result opens, ``assets/javascripts/search-highlight.js`` marks the words
+the folded query matched.
 """
 
 from __future__ import annotations
 
-import json
-import unicodedata
+import shutil
 from pathlib import Path
 
-__all__ = ["FOLDED_LANGUAGES", "add_accent_free_fields", "fold_diacritics"]
+__all__ = ["FOLDED_LANGUAGES", "MATERIAL_LUNR_VI", "install_vietnamese_folding"]
 
 #: Languages whose readers often type without diacritics.
 FOLDED_LANGUAGES = frozenset({"vi"})
-
-_FIELDS = {"title": "title_folded", "text": "text_folded"}
-
-
-def fold_diacritics(text: str) -> str:
-    """``"Phân kỳ KL đo"`` -> ``"Phan ky KL do"`` (đ/Đ are letters of their own, not d + a mark)."""
-    decomposed = unicodedata.normalize("NFD", text.replace("đ", "d").replace("Đ", "D"))
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+#: Where the override expects Material's own lunr.vi, below a language's docs folder.
+MATERIAL_LUNR_VI = Path("assets/javascripts/lunr/min/lunr.vi.material.min.js")
 
 
-def add_accent_free_fields(index_path: Path, lang: str) -> bool:
-    """Add the folded fields to one language's ``search_index.json``; ``False`` if not needed."""
-    if lang not in FOLDED_LANGUAGES or not index_path.exists():
-        return False
-    index = json.loads(index_path.read_text(encoding="utf-8"))
-    fields = index["config"].setdefault("fields", {})
-    # Folded words are ambiguous ("phan" is phân, phần, phán...): weigh them
-    # like body text, titles included, so that a section holding every word
-    # of the query outranks one whose title holds a common one.
-    for folded in _FIELDS.values():
-        fields[folded] = {"boost": 1.0}
-    for doc in index["docs"]:
-        for source, folded in _FIELDS.items():
-            value = fold_diacritics(doc.get(source, ""))
-            if value != doc.get(source, ""):
-                doc[folded] = value
-    index_path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    return True
+def _material_file(path: str) -> Path:
+    import material  # the theme's package, found where MkDocs finds it
+
+    return Path(material.__file__).parent / "templates" / path
+
+
+def install_vietnamese_folding(docs: Path) -> None:
+    """Copy Material's ``lunr.vi.min.js`` next to the override that wraps it."""
+    target = docs / MATERIAL_LUNR_VI
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_material_file("assets/javascripts/lunr/min/lunr.vi.min.js"), target)

@@ -1,18 +1,25 @@
-"""One real build of the whole site (every language), shared by the site tests, and a local server."""
+"""One real build of the whole site (every language), shared by the site tests, a local server,
+and a real browser (Debian's Chromium driven by Playwright) for the browser tests."""
 
 from __future__ import annotations
 
 import functools
 import http.server
+import os
+import shutil
 import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _system import require_system
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from metrics_registry import Registry
 from metrics_registry.site.build import build_site
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,3 +63,29 @@ def served(site: Path, site_port: int, base_url: str) -> Iterator[str]:
     yield base_url
     server.shutdown()
     server.server_close()
+
+
+def _chromium() -> str:
+    require_system("chromium")
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, served: str) -> Iterator[Page]:
+    """A fresh page that records every request it makes."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.requests = []  # type: ignore[attr-defined]
+    page.on("request", lambda request: page.requests.append(request.url))  # type: ignore[attr-defined]
+    yield page
+    context.close()

@@ -2,47 +2,15 @@
 
 Chromium comes from the system (``apt-get install chromium``; ``.ci/run``
 installs it when missing); Playwright's own browser downloads are never used.
-Set ``CHROMIUM`` to use another binary.
+Set ``CHROMIUM`` to use another binary. The browser fixtures are in conftest.py.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _system import require_system
-from playwright.sync_api import Browser, Page, sync_playwright
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
-def _chromium() -> str:
-    require_system("chromium")
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path
-    return path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser: Browser, served: str) -> Iterator[Page]:
-    """A fresh page that records every request it makes."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.requests = []  # type: ignore[attr-defined]
-    page.on("request", lambda request: page.requests.append(request.url))  # type: ignore[attr-defined]
-    yield page
-    context.close()
+from playwright.sync_api import Browser, Page
 
 
 def _open(page: Page, url: str) -> None:
