@@ -27,7 +27,7 @@ __all__ = ["CONTROL_CHARACTERS", "annotation_line", "escape_data", "escape_prope
 #: Control characters left after CR and LF are escaped: the set of
 #: ``metrics_registry.terminal.CONTROL_CHARACTERS`` (a test keeps them equal),
 #: repeated here because this subpackage imports nothing else of the package.
-CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 _COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 

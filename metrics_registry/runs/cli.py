@@ -232,9 +232,9 @@ def check_run_command(
             console = Console(record=True, file=io.StringIO(), width=100)
             render_text(reports, loc, console)
             text = "".join(line.rstrip() + "\n" for line in console.export_text().splitlines())
-        atomic_write_text(output, text, backup=False)
+        atomic_write_text(output, _encodable(text), backup=False)
     elif text is not None:
-        click.echo(text, nl=False)
+        click.echo(_encodable(text), nl=False)
     else:
         render_text(reports, loc, Console(soft_wrap=False))
     for warning in loc.warnings:
@@ -242,3 +242,11 @@ def check_run_command(
     threshold = SEVERITIES.index(fail_on)  # type: ignore[arg-type]
     if any(SEVERITIES.index(f.severity) <= threshold for report in reports for f in report.findings):
         sys.exit(EXIT_FINDINGS)
+
+
+def _encodable(text: str) -> str:
+    r"""``text`` with lone surrogates (a log key read from JSON's ``"\ud800"``) written as that escape.
+
+    Such a key cannot be written as UTF-8; in JSON output the escape is the same key again.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

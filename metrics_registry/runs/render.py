@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from rich.console import Console, Group
@@ -219,7 +220,8 @@ def _series_cells(finding: RunFinding, loc: Localizer) -> list[str]:
     _ = loc.gettext
     assert finding.step is not None
     entry = finding.entry
-    key = f"[`{finding.key}`]({loc.url(entry)})" if entry is not None else f"`{finding.key}`"
+    key = _code(finding.key or "")
+    key = f"[{key}]({loc.url(entry)})" if entry is not None else key
     if finding.rule is not None:
         assert entry is not None
         rule, wanted = f"`{finding.rule_id}`", expected(finding.rule, loc)
@@ -235,6 +237,14 @@ def _series_cells(finding: RunFinding, loc: Localizer) -> list[str]:
         _cell(wanted),
         _cell(advice),
     ]
+
+
+def _code(text: str) -> str:
+    """``text`` (a logged key, a file name: untrusted) as one Markdown code span on one line."""
+    text = printable(text, one_line=True)
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
@@ -254,7 +264,7 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
     ]
     out = [f"# {title}", ""]
     for report in reports:
-        out += [f"## `{report.log.name}`", "", "| | |", "| --- | --- |"]
+        out += [f"## {_code(report.log.name)}", "", "| | |", "| --- | --- |"]
         out += [f"| {_cell(label)} | {_cell(value)} |" for label, value in _header(report, loc)]
         problems = [f for f in report.findings if f.kind in LOG_KINDS]
         if problems:
@@ -277,13 +287,14 @@ def render_markdown(reports: list[RunReport], loc: Localizer) -> str:
         if issues:
             out += ["", f"### {issues_title}", ""]
             for keys, text, url in _issue_groups(issues, loc):
-                shown = _("; ").join(f"`{key}`" for key in keys)
+                shown = _("; ").join(_code(key) for key in keys)
                 out.append(f"- {shown}: {_cell(text)} [{tracker}]({url})")
         notes = [f for f in report.findings if f.kind not in LOG_KINDS + SERIES_KINDS + ISSUE_KINDS]
         if notes:
             out += ["", f"### {keys_title}", ""]
             for finding in notes:
-                out.append(f"- `{finding.key}`: {describe(finding, loc)}")
+                what = printable(describe(finding, loc), one_line=True)
+                out.append(f"- {_code(finding.key or '')}: {what}")
         out.append("")
     if loc.has_fallbacks:
         notice = _("Some texts are not translated yet and are shown in English.")
@@ -302,12 +313,12 @@ def print_finding(finding: RunFinding, loc: Localizer, console: Console) -> None
     console.print(
         Text.assemble(
             (f"{_MARKS[finding.severity]} {severity_label(finding.severity, loc).upper()}  ", style),
-            (printable(finding.key or ""), "bold"),
+            (printable(finding.key or "", one_line=True), "bold"),
             f"  {what}  ",
             (_("step %(step)s") % {"step": loc.step(finding.step)}, "dim"),
         )
     )
-    body = [plain(describe(finding, loc))]
+    body = [plain(describe(finding, loc), one_line=True)]
     if finding.rule is not None:
         assert entry is not None
         body += [
@@ -359,7 +370,8 @@ def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> N
         console.print(facts)
         for finding in (f for f in report.findings if f.kind in LOG_KINDS):
             mark = f"{_MARKS[finding.severity]} {severity_label(finding.severity, loc).upper()}  "
-            console.print(Text.assemble((mark, _STYLES[finding.severity]), printable(describe(finding, loc))))
+            what = printable(describe(finding, loc), one_line=True)
+            console.print(Text.assemble((mark, _STYLES[finding.severity]), what))
         series = [f for f in report.findings if f.kind in SERIES_KINDS]
         if not series and _healthy(report):
             console.print(Text(_("Every checked series is healthy."), style="green"))
@@ -373,9 +385,9 @@ def render_text(reports: list[RunReport], loc: Localizer, console: Console) -> N
                 console.print(
                     Text.assemble(
                         (f"{_MARKS['info']} ", _STYLES["info"]),
-                        (printable(finding.key or ""), "bold"),
+                        (printable(finding.key or "", one_line=True), "bold"),
                         ": ",
-                        printable(describe(finding, loc)),
+                        printable(describe(finding, loc), one_line=True),
                     )
                 )
         console.print()
