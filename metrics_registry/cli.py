@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from metrics_registry.clierrors import fail, user_errors
+from metrics_registry.clierrors import fail, release_number, user_errors
 
 if TYPE_CHECKING:
     from metrics_registry.registry import Registry
@@ -120,7 +120,7 @@ def validate_command(obj: _Context, fmt: str, strict: bool, stats: bool) -> None
     registry, findings = obj.validate(translations=True)
     coverage = None
     if stats:
-        from metrics_registry.checks import reference_coverage
+        from metrics_registry.reference_checks import reference_coverage
 
         coverage = reference_coverage(registry)
     errors = [f for f in findings if f.is_error]
@@ -180,20 +180,10 @@ def _echo_coverage(coverage: dict[str, dict[str, int]]) -> None:
         click.echo(line)
 
 
-def _trl_version(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """Refuse a release number that is not one as a usage error (exit 2), before any work."""
-    from metrics_registry.registry import InvalidVersionError, check_version
-
-    try:
-        return None if value is None else check_version(value)
-    except InvalidVersionError as error:
-        raise click.BadParameter(str(error)) from None
-
-
 @cli.command()
 @click.argument("key")
 @click.option("--family", help="Family id, when the key exists in several (e.g. ppo, legacy-ppo).")
-@click.option("--trl-version", callback=_trl_version, help="TRL release the log comes from, e.g. 0.7.10.")
+@click.option("--trl-version", callback=release_number, help="TRL release the log comes from, e.g. 0.7.10.")
 @click.pass_obj
 @_user_errors
 def explain(obj: _Context, key: str, family: str | None, trl_version: str | None) -> None:

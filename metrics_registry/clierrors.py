@@ -14,7 +14,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-__all__ = ["fail", "user_errors"]
+__all__ = ["fail", "release_number", "user_errors"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,3 +75,13 @@ def _fail_os(error: OSError) -> NoReturn:
         f"{error.filename}: {reason}" if error.filename else reason,
         getattr(error, "exit_code", 1),
     )
+
+
+def release_number(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """Callback of every ``--trl-version``: a release number, else a usage error (exit 2) before any work."""
+    from metrics_registry.registry import InvalidVersionError, check_version
+
+    try:
+        return None if value is None else check_version(value)
+    except InvalidVersionError as error:
+        raise click.BadParameter(str(error)) from None

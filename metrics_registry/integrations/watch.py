@@ -33,12 +33,12 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from metrics_registry.clierrors import fail
+from metrics_registry.clierrors import fail, release_number
 from metrics_registry.integrations.follow import Follower, Record
 from metrics_registry.integrations.monitor import HealthMonitor
 from metrics_registry.links import SITE_URL_ENV
 from metrics_registry.runs.check import SEVERITIES, RunFinding, RunReport
-from metrics_registry.runs.cli import EXIT_CANNOT_CHECK, EXIT_FINDINGS, EXIT_USAGE, _release
+from metrics_registry.runs.cli import EXIT_CANNOT_CHECK, EXIT_FINDINGS, EXIT_USAGE
 from metrics_registry.runs.locale import Localizer
 from metrics_registry.runs.wording import LOG_KINDS, counts_text, describe, severity_label
 from metrics_registry.terminal import plain, printable
@@ -204,7 +204,7 @@ def _output_format(_ctx: click.Context, _param: click.Parameter, value: Path | N
     help="Format of the log; 'auto' tells from the name or what the folder holds.",
 )
 @click.option("--family", help="Family of the run (e.g. grpo, ppo, legacy-ppo), when keys are ambiguous.")
-@click.option("--trl-version", callback=_release, help="TRL release that writes the log, e.g. 0.7.10.")
+@click.option("--trl-version", callback=release_number, help="TRL release that writes the log, e.g. 0.7.10.")
 @click.option("--lang", type=click.Choice(["en", "vi", "zh"]), default="en", show_default=True)
 @click.option(
     "--fail-on",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from metrics_registry.clierrors import fail
+from metrics_registry.clierrors import fail, release_number
 from metrics_registry.links import SITE_URL_ENV
 
 if TYPE_CHECKING:
@@ -44,19 +44,6 @@ def _progress(stack: ExitStack) -> Any:
     from rich.progress import Progress
 
     return stack.enter_context(Progress(console=errors, transient=True))
-
-
-def _release(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """``--trl-version``: a release number, refused as a usage error (exit 2) before any work.
-
-    The same check as ``explain --trl-version`` (:func:`metrics_registry.registry.check_version`).
-    """
-    from metrics_registry.registry import InvalidVersionError, check_version
-
-    try:
-        return None if value is None else check_version(value)
-    except InvalidVersionError as error:
-        raise click.BadParameter(str(error)) from None
 
 
 _CONFIG_VALUE_MAX = 200
@@ -133,7 +120,7 @@ def _check_runs(
     help="Format of the logs; 'auto' tells from the name (.json, .csv, .jsonl, event files, folders).",
 )
 @click.option("--family", help="Family of the run (e.g. grpo, ppo, legacy-ppo), when keys are ambiguous.")
-@click.option("--trl-version", callback=_release, help="TRL release that wrote the logs, e.g. 0.7.10.")
+@click.option("--trl-version", callback=release_number, help="TRL release that wrote the logs, e.g. 0.7.10.")
 @click.option(
     "--config",
     "config",

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from metrics_registry.checks import find_reference
+from metrics_registry.reference_checks import find_reference
 from metrics_registry.models import WorkedExample
 
 __all__ = ["ReferenceSource", "example_code", "reference_source"]

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from metrics_registry import validate
-from metrics_registry.checks import find_reference, reference_coverage
 from metrics_registry.cli import cli
+from metrics_registry.reference_checks import find_reference, reference_coverage
 
 ROOT = Path(__file__).resolve().parents[2]
 VALID = ROOT / "tests" / "fixtures" / "registry" / "valid.yaml"
