@@ -23,9 +23,7 @@ The dictionaries load once per process (about three seconds; :func:`load`).
 
 from __future__ import annotations
 
-import logging
 import math
-import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -33,6 +31,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
+from metrics_registry.encoding import chinese_tables
 from metrics_registry.encoding.symbols import PUNCTUATION, char_logp, is_emoji
 
 __all__ = [
@@ -56,8 +55,6 @@ __all__ = [
 OOV_WORD = -21.0
 #: Of a Chinese character jieba's dictionary lacks.
 UNKNOWN_HAN = -19.0
-
-_HAN_WORD = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
 
 
 def is_han(ch: str) -> bool:
@@ -101,15 +98,6 @@ def char_class(ch: str) -> str:
 
 
 @cache
-def _jieba() -> tuple[dict[str, int], float]:
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.dt.check_initialized()
-    return jieba.dt.FREQ, math.log(jieba.dt.total)
-
-
-@cache
 def _simplifier() -> dict[int, str]:
     from wordfreq.chinese import SIMPLIFIED_MAP
 
@@ -139,9 +127,8 @@ def _chinese_wordfreq() -> dict[str, float]:
 
 def load() -> None:
     """Load every dictionary now (the first repair would do it anyway)."""
-    _jieba()
-    _tags()
-    _wordfreq_prefixes()
+    chinese_tables.jieba_dictionary()
+    chinese_tables.tables()
     _script_sets()
     _chinese_wordfreq()
     _simplifier()
@@ -150,72 +137,8 @@ def load() -> None:
     _converters()
 
 
-@cache
-def _tags() -> tuple[dict[str, str], dict[str, dict[str, float]], dict[str, float]]:
-    """jieba's part-of-speech data: each word's tag, P(tag | previous tag) between words, P(tag).
-
-    The transitions come from the hidden Markov model of ``jieba.posseg``
-    (trained on a tagged corpus), summed from the end of one word to the
-    start of the next: a class bigram model that knows, say, that the
-    particle 的 follows a noun or a locative like 中 but hardly ever the
-    adverb 不.
-    """
-    import jieba.posseg
-    from jieba.posseg import prob_start, prob_trans
-
-    word_tag: dict[str, str] = jieba.posseg.dt.word_tag_tab  # read from jieba's dictionary on import
-    freq = _jieba()[0]
-    mass: Counter[str] = Counter()
-    for word, tag in word_tag.items():
-        mass[tag] += freq.get(word, 0)
-    # Tags the model never saw in training ("zg", which jieba's dictionary gives thousands of
-    # single characters, 每 among them) have meaningless transitions: they stay out.
-    trained = {tag for (_, tag), logp in prob_start.P.items() if logp > -1e10}
-    grouped: dict[str, dict[str, list[float]]] = {}
-    for (position, tag), row in prob_trans.P.items():
-        if position not in "ES" or tag not in trained:
-            continue
-        target = grouped.setdefault(tag, {})
-        for (next_position, next_tag), logp in row.items():
-            if next_position in "BS" and next_tag in trained:
-                target.setdefault(next_tag, []).append(logp)
-    transitions: dict[str, dict[str, float]] = {}
-    for tag, row in grouped.items():
-        if not row:
-            continue
-        summed = {next_tag: _logsumexp(values) for next_tag, values in row.items()}
-        norm = _logsumexp(list(summed.values()))
-        transitions[tag] = {next_tag: value - norm for next_tag, value in summed.items()}
-    # P(tag): the transitions' own marginal, with the dictionary's tag mass as the weights of the
-    # previous tags, so that P(tag | previous) / P(tag) is 1 on average.
-    weight = {tag: mass.get(tag, 0) + 1 for tag in transitions}
-    total = sum(weight.values())
-    marginal: Counter[str] = Counter()
-    for tag, row in transitions.items():
-        for next_tag, logp in row.items():
-            marginal[next_tag] += weight[tag] / total * math.exp(logp)
-    prior = {tag: math.log(value) for tag, value in marginal.items() if value > 0}
-    return word_tag, transitions, prior
-
-
-def _logsumexp(values: list[float]) -> float:
-    top = max(values)
-    return top + math.log(sum(math.exp(v - top) for v in values))
-
-
 #: Weight of the class bigram against the word frequencies.
 CLASS_WEIGHT = 0.75
-
-
-@cache
-def _wordfreq_prefixes() -> frozenset[str]:
-    """Prefixes of the Chinese words that wordfreq knows and jieba does not (jieba's table has its own)."""
-    freq = _jieba()[0]
-    prefixes: set[str] = set()
-    for word in _chinese_wordfreq():
-        if len(word) > 1 and word not in freq and _HAN_WORD.fullmatch(word):
-            prefixes.update(word[:end] for end in range(1, len(word)))
-    return frozenset(prefixes)
 
 
 @lru_cache(maxsize=200_000)
@@ -226,19 +149,19 @@ def han_word(word: str) -> tuple[float, str] | None:
     wordfreq's (recent web text and subtitles, where "上限" or "批次" are far
     more common); the class is jieba's, or ``n`` for words only wordfreq knows.
     """
-    freq, log_total = _jieba()
+    freq, log_total = chinese_tables.jieba_dictionary()
     count = freq.get(word, 0)
     modern = _chinese_wordfreq().get(word, 0.0)
     if not count and not modern:
         return None
     logp = max(math.log(count) - log_total if count else -math.inf, math.log(modern) if modern else -math.inf)
-    return logp, _tags()[0].get(word, "n")
+    return logp, chinese_tables.tables().word_tag.get(word, "n")
 
 
 def han_prefix(text: str) -> bool:
     """Whether some dictionary word starts with ``text`` (Simplified characters); the lattice stops
     extending a word as soon as none does."""
-    return text in _jieba()[0] or text in _wordfreq_prefixes()
+    return text in chinese_tables.jieba_dictionary()[0] or text in chinese_tables.tables().prefixes
 
 
 def han_prefixes() -> Callable[[str], bool]:
@@ -248,7 +171,7 @@ def han_prefixes() -> Callable[[str], bool]:
 
 @cache
 def _prefix_test() -> Callable[[str], bool]:
-    jieba_words, wordfreq_prefixes = _jieba()[0], _wordfreq_prefixes()
+    jieba_words, wordfreq_prefixes = chinese_tables.jieba_dictionary()[0], chinese_tables.tables().prefixes
 
     def test(text: str) -> bool:
         return text in jieba_words or text in wordfreq_prefixes
@@ -263,7 +186,7 @@ def transition(previous: str | None, tag: str | None) -> float:
     """
     if previous is None or tag is None or not CLASS_WEIGHT:
         return 0.0
-    _, transitions, prior = _tags()
+    transitions, prior = chinese_tables.tables().transitions, chinese_tables.tables().prior
     row = transitions.get(previous)
     if row is None or tag not in row or tag not in prior:
         return 0.0

@@ -42,8 +42,8 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
-from metrics_registry.encoding.findings import Finding
 from metrics_registry.encoding.markup import Layout, Markup, Span, containing, layout
 
 __all__ = ["quotations"]
@@ -60,7 +60,17 @@ _QUOTED = re.compile(
 _INVISIBLE = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn"})
 
 
-def quotations(text: str, findings: Sequence[Finding], markup: Markup = "auto") -> list[bool]:
+class _Spanned(Protocol):
+    """A stretch of the text: a :class:`.findings.Finding`, or a stretch that may be mojibake."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+
+def quotations(text: str, findings: Sequence[_Spanned], markup: Markup = "auto") -> list[bool]:
     """For each of ``findings`` (spans in ``text``), whether it is a quotation (see the module).
 
     ``markup`` says how to find the code of ``text`` (:func:`.markup.layout`); it is parsed only

@@ -77,7 +77,10 @@ def repair_with_findings(text: str, *, markup: Markup = "auto") -> Repaired:
     """:func:`repair` and :func:`diagnose` in one pass."""
     if isinstance(text, bytes):
         raise TypeError("repair() takes text (str), not bytes: decode the file as UTF-8 first")
-    repaired = _repair_all(text)
+    first = detect(text)
+    if _only_quotations(text, first, markup):
+        return Repaired(text, [])
+    repaired = _repair_all(text, first)
     if not repaired.findings:
         return repaired
     quoted = quotations(text, repaired.findings, markup)
@@ -118,12 +121,50 @@ def _relocated(findings: list[Finding], before: str, lines: list[str]) -> list[F
     return out
 
 
-def _repair_all(text: str) -> Repaired:
-    """Every mojibake of ``text`` repaired, quotations included."""
+class _Stretch(NamedTuple):
+    start: int
+    end: int
+
+
+def _only_quotations(text: str, first: Detection | None, markup: Markup) -> bool:
+    """Whether every stretch of ``text`` that may be mojibake is a quotation, judged before repairing.
+
+    A page that explains mojibake is clean text; this tells so without decoding its examples, which
+    would load the language models (seconds) only to put the examples back. The stretches cover
+    the findings a repair could make: every stretch :func:`.detection.detect` found (where bytes
+    were lost, too), and each sign of mojibake (:data:`.codepages.SUSPECT_RE`) with as many
+    characters as the longest UTF-8 character its lead byte can start. Wider stretches only make
+    :func:`.quotation.quotations` less willing to call them quotations, so when this says "only
+    quotations", the full repair would have left the text as it is as well.
+    """
+    stretches = [_Stretch(sub.start, sub.end) for sub in first.subs] if first is not None else []
+    for match in SUSPECT_RE.finditer(text):
+        start, end = match.span()
+        length = _UTF8_LENGTH.get(text[start], 1) + (" " in match.group())
+        stretches.append(_Stretch(start, min(max(end, start + length), len(text))))
+    return bool(stretches) and all(quotations(text, stretches, markup))
+
+
+def _utf8_lengths() -> dict[str, int]:
+    """For each character that reads as a UTF-8 lead byte in some code page, the longest UTF-8
+    character that byte can start (2, 3 or 4 bytes, one character each once mojibake)."""
+    lengths: dict[str, int] = {}
+    for page in CODEPAGES:
+        for char, byte in page.to_byte.items():
+            if 0xC2 <= byte <= 0xF4:
+                length = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+                lengths[char] = max(lengths.get(char, 0), length)
+    return lengths
+
+
+_UTF8_LENGTH = _utf8_lengths()
+
+
+def _repair_all(text: str, first: Detection | None) -> Repaired:
+    """Every mojibake of ``text`` repaired, quotations included; ``first`` is ``detect(text)``."""
     passes: list[list[Edit]] = []  # the changes of each pass, offsets in that pass's input
     current = text
     remaining: list[Edit] = []
-    first = detect(text)
     skip = _lossy_lines(text, first)
     for _ in range(_MAX_ROUNDS):
         fixed, edits = _ftfy_pass(current, first, skip if current is text else frozenset())

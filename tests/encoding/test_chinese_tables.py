@@ -1,0 +1,30 @@
+"""The Chinese tables are built once, kept in the private cache, and read back unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from metrics_registry.encoding import chinese_tables
+
+
+def test_tables_from_the_cache_equal_the_built_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("METRICS_REGISTRY_CACHE", str(tmp_path))
+    built = chinese_tables.tables.__wrapped__()
+    entries = list(tmp_path.glob("*.pickle"))
+    assert len(entries) == 1
+    read_back = chinese_tables.tables.__wrapped__()
+    assert read_back == built
+    assert read_back.word_tag["训练"] == built.word_tag["训练"]
+    # the class bigram is a distribution: each row sums to one
+    for row in built.transitions.values():
+        assert abs(sum(2.718281828459045**logp for logp in row.values()) - 1) < 1e-6
+
+
+def test_a_damaged_cache_entry_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("METRICS_REGISTRY_CACHE", str(tmp_path))
+    built = chinese_tables.tables.__wrapped__()
+    (entry,) = tmp_path.glob("*.pickle")
+    entry.write_bytes(entry.read_bytes()[:1000])
+    assert chinese_tables.tables.__wrapped__() == built
