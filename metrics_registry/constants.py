@@ -106,6 +106,29 @@ __all__ = [
     "LEGACY_PPO_TOKENS_RESPONSES_DIST",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
+    "OPENRLHF_ACTOR_GRAD_NORM",
+    "OPENRLHF_ACTOR_LR",
+    "OPENRLHF_DYNAMIC_FILTERING_PASS_RATE",
+    "OPENRLHF_ENTROPY_LOSS",
+    "OPENRLHF_GROUP_REWARD_STD",
+    "OPENRLHF_KL",
+    "OPENRLHF_LOGPROBS_DIFF",
+    "OPENRLHF_POLICY_LOSS",
+    "OPENRLHF_PPO_CLIP_RATIO",
+    "OPENRLHF_PPO_KL",
+    "OPENRLHF_RESPONSE_CLIP_RATIO",
+    "OPENRLHF_RESPONSE_LENGTH",
+    "OPENRLHF_RETURN",
+    "OPENRLHF_REWARD",
+    "OPENRLHF_ROLLOUT_NUM_SAMPLES",
+    "OPENRLHF_ROLLOUT_RESPONSE_LENGTH_MEAN",
+    "OPENRLHF_ROLLOUT_REWARD_MEAN",
+    "OPENRLHF_ROLLOUT_REWARD_STD",
+    "OPENRLHF_ROLLOUT_TRUNCATED_RATE",
+    "OPENRLHF_SCORE",
+    "OPENRLHF_TOTAL_LENGTH",
+    "OPENRLHF_TRUNCATED",
+    "OPENRLHF_VLLM_KL",
     "PPO_COMPLETIONS",
     "PPO_EPISODE",
     "PPO_EPOCH",
@@ -510,6 +533,95 @@ LEGACY_PPO_GAME_LOG: Final = "game_log"
 #: Mean wall-clock seconds of one `optimizer.step()` call over the minibatches of a step, logged by
 #: releases 0.2.0 to 0.4.7.
 LEGACY_PPO_PPO_TIME_PPO_OPTIMIZER_STEP: Final = "ppo/time/ppo/optimizer_step"
+
+
+# openrlhf: PPOTrainer (Ray), openrlhf 0.7.0 and later
+
+#: The PPO (or GSPO) clipped surrogate loss of the actor, averaged over every micro-batch the global step
+#: trained on.
+OPENRLHF_POLICY_LOSS: Final = "policy_loss"
+
+#: Share of action tokens on which the clipped surrogate term is the binding one, over every micro-batch
+#: of the global step.
+OPENRLHF_PPO_CLIP_RATIO: Final = "ppo_clip_ratio"
+
+#: The k1 estimate of KL(π_old ‖ π_θ) on the action tokens, how far the update has moved the policy from
+#: the one that made the experience.
+OPENRLHF_PPO_KL: Final = "ppo_kl"
+
+#: The k1 estimate of KL(π_vLLM ‖ π_old) on the action tokens, the mismatch between the generation engine
+#: and the trainer.
+OPENRLHF_VLLM_KL: Final = "vllm_kl"
+
+#: An estimate of KL(π_θ ‖ π_ref) on the action tokens, from the reward shaping (default) or from the KL
+#: loss term, depending on the KL mode.
+OPENRLHF_KL: Final = "kl"
+
+#: Mean of log π_θ − log π_ref over the action tokens (the k1 estimate without the clamp), reduced like
+#: `kl` in the same KL mode.
+OPENRLHF_LOGPROBS_DIFF: Final = "logprobs_diff"
+
+#: Mean entropy in nats of the actor's next-token distribution on the action tokens, logged under a loss
+#: name but positive.
+OPENRLHF_ENTROPY_LOSS: Final = "entropy_loss"
+
+#: The actor scheduler's learning rate after the last micro-batch of the global step.
+OPENRLHF_ACTOR_LR: Final = "actor_lr"
+
+#: DeepSpeed's global gradient norm of the actor, before clipping, at the last optimizer step of the
+#: global step.
+OPENRLHF_ACTOR_GRAD_NORM: Final = "actor_grad_norm"
+
+#: Mean over the trained samples of the raw reward from the reward model, reward function or agent, with
+#: the length penalties but without KL, baseline or clipping.
+OPENRLHF_REWARD: Final = "reward"
+
+#: Mean over the trained samples of the score the reward function or agent returns next to the reward, the
+#: value dynamic filtering looks at.
+OPENRLHF_SCORE: Final = "score"
+
+#: Mean over the trained samples of the summed shaped token rewards, i.e. the baseline-adjusted, clipped
+#: reward minus β times the summed KL.
+OPENRLHF_RETURN: Final = "return"
+
+#: Mean over the trained samples of the Bessel-corrected standard deviation of the rewards of the sample's
+#: prompt group.
+OPENRLHF_GROUP_REWARD_STD: Final = "group_reward_std"
+
+#: Mean over the trained samples of the number of positions from the first to the last action token of
+#: each response.
+OPENRLHF_RESPONSE_LENGTH: Final = "response_length"
+
+#: Mean over the trained samples of the prompt plus response tokens (and environment tokens) after
+#: truncation to `data.max_len`.
+OPENRLHF_TOTAL_LENGTH: Final = "total_length"
+
+#: Share of the trained samples that vLLM stopped because they reached the maximum number of new tokens.
+OPENRLHF_TRUNCATED: Final = "truncated"
+
+#: Share of the trained samples whose total length reached `data.max_len`, the context cap.
+OPENRLHF_RESPONSE_CLIP_RATIO: Final = "response_clip_ratio"
+
+#: Exact mean reward over all samples the step generated, computed on the controller before training.
+OPENRLHF_ROLLOUT_REWARD_MEAN: Final = "rollout/reward_mean"
+
+#: Bessel-corrected standard deviation of the rewards over all samples the step generated, not per prompt
+#: group.
+OPENRLHF_ROLLOUT_REWARD_STD: Final = "rollout/reward_std"
+
+#: Exact mean over all samples the step generated of the response span, computed before training.
+OPENRLHF_ROLLOUT_RESPONSE_LENGTH_MEAN: Final = "rollout/response_length_mean"
+
+#: Share of all samples the step generated that vLLM stopped at the maximum number of new tokens, computed
+#: before training.
+OPENRLHF_ROLLOUT_TRUNCATED_RATE: Final = "rollout/truncated_rate"
+
+#: Number of samples with a reward that the global step generated and trained on.
+OPENRLHF_ROLLOUT_NUM_SAMPLES: Final = "rollout/num_samples"
+
+#: Accepted samples divided by the prompts consumed in the generation call, times 100, with dynamic
+#: filtering on.
+OPENRLHF_DYNAMIC_FILTERING_PASS_RATE: Final = "dynamic_filtering_pass_rate"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0

@@ -107,7 +107,7 @@ def shaped_return(
         raise ValueError(f"unknown advantage estimator {advantage_estimator!r}")
     r = r.reshape(-1)
     if reward_clip_range is not None:
-        low, high = (float(x) for x in torch.as_tensor(reward_clip_range).tolist())
+        low, high = (float(x) for x in torch.as_tensor(reward_clip_range, dtype=torch.float64).tolist())
         r = r.clamp(min=low, max=high)
     beta = max(float(kl_coef), 0.0)
     kl_sum = masked_sum(as_float(kl), action_mask, dim=-1)

@@ -183,3 +183,13 @@ def test_dual_clip_matches_openrlhf() -> None:
     ours = (loss * mask).sum() / mask.sum()
     theirs, *_ = policy_loss_forward(t["new"] + 1.5, t["old"], t["adv"], mask, dual_clip=3.0)
     assert ours.item() == pytest.approx(theirs.item(), rel=1e-10)
+
+
+def test_dynamic_batch_divides_by_the_micro_batches_per_step() -> None:
+    t = _layout(8, even=True)
+    logits = torch.zeros_like(t["logits"])
+    cells = {"rank": t["rank"], "micro_batch": t["micro"], "gradient_accumulation_steps": MICRO}
+    fixed = actor.entropy_loss(logits, t["mask"], **cells)
+    dynamic = actor.entropy_loss(logits, t["mask"], dynamic_batch=True, **cells)
+    assert fixed.item() == pytest.approx(math.log(VOCAB), rel=1e-12)
+    assert dynamic.item() == pytest.approx(math.log(VOCAB) / MICRO, rel=1e-12)
