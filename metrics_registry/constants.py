@@ -108,8 +108,12 @@ __all__ = [
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
     "OPENRLHF_ACTOR_GRAD_NORM",
     "OPENRLHF_ACTOR_LR",
+    "OPENRLHF_CRITIC_GRAD_NORM",
+    "OPENRLHF_CRITIC_LOSS",
+    "OPENRLHF_CRITIC_LR",
     "OPENRLHF_DYNAMIC_FILTERING_PASS_RATE",
     "OPENRLHF_ENTROPY_LOSS",
+    "OPENRLHF_GENERATED_SAMPLES",
     "OPENRLHF_GROUP_REWARD_STD",
     "OPENRLHF_KL",
     "OPENRLHF_LOGPROBS_DIFF",
@@ -126,8 +130,14 @@ __all__ = [
     "OPENRLHF_ROLLOUT_REWARD_STD",
     "OPENRLHF_ROLLOUT_TRUNCATED_RATE",
     "OPENRLHF_SCORE",
+    "OPENRLHF_TIMING_BROADCAST",
+    "OPENRLHF_TIMING_GENERATION",
+    "OPENRLHF_TIMING_MAKE_EXPERIENCE",
+    "OPENRLHF_TIMING_PPO_TRAIN",
+    "OPENRLHF_TIMING_STEP_TOTAL",
     "OPENRLHF_TOTAL_LENGTH",
     "OPENRLHF_TRUNCATED",
+    "OPENRLHF_VALUES",
     "OPENRLHF_VLLM_KL",
     "PPO_COMPLETIONS",
     "PPO_EPISODE",
@@ -622,6 +632,42 @@ OPENRLHF_ROLLOUT_NUM_SAMPLES: Final = "rollout/num_samples"
 #: Accepted samples divided by the prompts consumed in the generation call, times 100, with dynamic
 #: filtering on.
 OPENRLHF_DYNAMIC_FILTERING_PASS_RATE: Final = "dynamic_filtering_pass_rate"
+
+#: Clipped squared error of the critic against the GAE returns, a plain mean over ranks and then over
+#: every micro-batch of the global step.
+OPENRLHF_CRITIC_LOSS: Final = "critic_loss"
+
+#: The critic's mean value prediction on the action tokens during training, a mean of micro-batch means.
+OPENRLHF_VALUES: Final = "values"
+
+#: The critic scheduler's learning rate, averaged over every micro-batch of the global step.
+OPENRLHF_CRITIC_LR: Final = "critic_lr"
+
+#: DeepSpeed's global gradient norm of the critic before clipping, averaged over every micro-batch of the
+#: global step, stale values included.
+OPENRLHF_CRITIC_GRAD_NORM: Final = "critic_grad_norm"
+
+#: Wall-clock seconds of the global step spent scoring the samples and computing log-probabilities, values
+#: and advantages.
+OPENRLHF_TIMING_MAKE_EXPERIENCE: Final = "timing/make_experience"
+
+#: Wall-clock seconds of the global step spent training the actor and the critic on the replay buffer.
+OPENRLHF_TIMING_PPO_TRAIN: Final = "timing/ppo_train"
+
+#: Wall-clock seconds of the global step spent sending the updated actor weights to the vLLM engines.
+OPENRLHF_TIMING_BROADCAST: Final = "timing/broadcast"
+
+#: Wall-clock seconds of the global step spent sampling responses with vLLM, refills for dynamic filtering
+#: included.
+OPENRLHF_TIMING_GENERATION: Final = "timing/generation"
+
+#: Wall-clock seconds of the global step, the sum of its phases (synchronous) or the time since the
+#: previous step (asynchronous).
+OPENRLHF_TIMING_STEP_TOTAL: Final = "timing/step_total"
+
+#: The first decoded sequence of each logged step with its reward, as a growing W&B table or TensorBoard
+#: text.
+OPENRLHF_GENERATED_SAMPLES: Final = "generated_samples"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
