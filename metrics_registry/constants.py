@@ -113,6 +113,12 @@ __all__ = [
     "OPENRLHF_CRITIC_LR",
     "OPENRLHF_DYNAMIC_FILTERING_PASS_RATE",
     "OPENRLHF_ENTROPY_LOSS",
+    "OPENRLHF_EVAL_DATASOURCE_PASS_K",
+    "OPENRLHF_EVAL_DATASOURCE_RESPONSE_LENGTH_MEAN",
+    "OPENRLHF_EVAL_DATASOURCE_TRUNCATED_RATE",
+    "OPENRLHF_EVAL_NUM_SAMPLES",
+    "OPENRLHF_EVAL_RESPONSE_LENGTH_MEAN",
+    "OPENRLHF_EVAL_TRUNCATED_RATE",
     "OPENRLHF_GENERATED_SAMPLES",
     "OPENRLHF_GROUP_REWARD_STD",
     "OPENRLHF_KL",
@@ -668,6 +674,28 @@ OPENRLHF_TIMING_STEP_TOTAL: Final = "timing/step_total"
 #: The first decoded sequence of each logged step with its reward, as a growing W&B table or TensorBoard
 #: text.
 OPENRLHF_GENERATED_SAMPLES: Final = "generated_samples"
+
+#: Mean reward (`pass1`) or mean best-of-n reward (`pass<n>`, n = `eval.n_samples_per_prompt`) over the
+#: datasource's evaluation prompts.
+#: Templated: fill the placeholders with str.format().
+OPENRLHF_EVAL_DATASOURCE_PASS_K: Final = "eval_{datasource}_pass{k}"
+
+#: Mean response span over the datasource's evaluation samples.
+#: Templated: fill the placeholders with str.format().
+OPENRLHF_EVAL_DATASOURCE_RESPONSE_LENGTH_MEAN: Final = "eval_{datasource}_response_length_mean"
+
+#: Mean response span over all evaluation samples of every datasource.
+OPENRLHF_EVAL_RESPONSE_LENGTH_MEAN: Final = "eval_response_length_mean"
+
+#: Share of the datasource's evaluation samples that vLLM stopped at the maximum number of new tokens.
+#: Templated: fill the placeholders with str.format().
+OPENRLHF_EVAL_DATASOURCE_TRUNCATED_RATE: Final = "eval_{datasource}_truncated_rate"
+
+#: Share of all evaluation samples that vLLM stopped at the maximum number of new tokens.
+OPENRLHF_EVAL_TRUNCATED_RATE: Final = "eval_truncated_rate"
+
+#: Number of evaluation samples generated, the evaluation prompts times `eval.n_samples_per_prompt`.
+OPENRLHF_EVAL_NUM_SAMPLES: Final = "eval_num_samples"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
