@@ -35,6 +35,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "metrics_registry"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
@@ -96,6 +97,9 @@ def _core_install_mb() -> float:
             if path.is_file():
                 total += path.stat().st_size
         pending.extend(Requirement(r) for r in dist.requires or [] if "extra ==" not in r)
+    # and the package itself, as a wheel installs it (its modules and data, no caches)
+    files = [path for path in PACKAGE.rglob("*") if path.is_file() and "__pycache__" not in path.parts]
+    total += sum(path.stat().st_size for path in files)
     return total / 1e6
 
 
