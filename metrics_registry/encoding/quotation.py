@@ -41,7 +41,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from metrics_registry.encoding.markup import Layout, Markup, Span, containing, layout
@@ -70,18 +70,28 @@ class _Spanned(Protocol):
     def end(self) -> int: ...
 
 
-def quotations(text: str, findings: Sequence[_Spanned], markup: Markup = "auto") -> list[bool]:
+def quotations(
+    text: str,
+    findings: Sequence[_Spanned],
+    markup: Markup = "auto",
+    *,
+    evidence: Callable[[str], bool] | None = None,
+) -> list[bool]:
     """For each of ``findings`` (spans in ``text``), whether it is a quotation (see the module).
 
     ``markup`` says how to find the code of ``text`` (:func:`.markup.layout`); it is parsed only
-    when a finding has no clean text beside it.
+    when a finding has no clean text beside it. ``evidence``, when given, says which visible
+    non-ASCII characters count as clean text (by default any outside ``findings``).
     """
     covered = _merged((f.start, f.end) for f in findings)
     newlines = [m.start() for m in re.finditer("\n", text)]
     clean_lines: set[int] = set()
     for match in _NON_ASCII.finditer(text):
         at = match.start()
-        if _visible(match.group()) and containing(covered, at, at + 1) is None:
+        char = match.group()
+        if evidence is not None and not evidence(char):
+            continue
+        if _visible(char) and containing(covered, at, at + 1) is None:
             clean_lines.add(bisect.bisect_left(newlines, at))
     beside_clean = [bisect.bisect_left(newlines, f.start) in clean_lines for f in findings]
     if not clean_lines or all(beside_clean):
