@@ -16,6 +16,7 @@ from metrics_registry.describe import (
     describe_rule,
     describe_rule_conditions,
 )
+from metrics_registry.formulas import readable
 from metrics_registry.registry import Entry, Match, Registry
 from metrics_registry.terminal import plain, printable
 
@@ -64,7 +65,10 @@ def _facts(match: Match, registry: Registry) -> Table:
     if metric.crucial:
         facts.add_row("crucial", Text("yes: one of the values to watch first", style="bold yellow"))
     if metric.formula:
-        facts.add_row("formula", plain(metric.formula, style="green"))
+        shown = readable(metric.formula)
+        if shown is not None:
+            facts.add_row("formula", plain(shown, style="green"))
+        facts.add_row("LaTeX" if shown is not None else "formula", plain(metric.formula, style="green"))
     _meaning_rows(facts, entry)
     for label, refs in (
         ("replaces", metric.replaces),
