@@ -59,7 +59,8 @@ def check_version(text: str) -> str:
         Version(text)
     except (InvalidVersion, TypeError, ValueError):
         raise InvalidVersionError(
-            f"'{text}' is not a release number; write it as TRL numbers its releases, e.g. 0.7.10 or 1.2"
+            f"'{text}' is not a release number; write it as the project numbers its releases (PEP 440),"
+            " e.g. 0.7.10 or 1.2"
         ) from None
     return text
 
