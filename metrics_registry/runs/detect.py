@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from metrics_registry.registry import Match, Registry
+from metrics_registry.registry import Match, Registry, framework_label
 
 __all__ = [
     "STRONG_KEYS",
@@ -54,11 +54,6 @@ __all__ = [
 STRONG_KEYS = 3
 
 How = Literal["given", "detected", "weak", "tie", "none"]
-
-
-def framework_label(framework: str) -> str:
-    """How a report names a framework: ``TRL`` for ``trl``, else as the family files spell it."""
-    return "TRL" if framework == "trl" else framework
 
 
 def frameworks(registry: Registry) -> dict[str, list[str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from metrics_registry.describe import describe_issue_effect, describe_rule
+from metrics_registry.registry import logged_by
 from metrics_registry.runs.check import RunFinding
 from metrics_registry.runs.detect import Detection, framework_label
 from metrics_registry.runs.locale import Localizer
@@ -128,11 +129,10 @@ def describe(finding: RunFinding, loc: Localizer) -> str:
     if finding.kind == "unknown-key":
         return _("not in the registry")
     if finding.kind == "ambiguous-key":
-        families = _join(sorted({m.entry.family.id for m in info.candidates}))
         return _(
             "logged by several families (%(families)s) with different meanings;"
-            " pass --family or --trl-version to choose"
-        ) % {"families": families}
+            " pass --framework, --family or --version to choose"
+        ) % {"families": logged_by(sorted(info.candidates, key=lambda m: m.entry.id))}
     if finding.kind == "legacy-key":
         assert info.entry is not None
         return _("legacy name of %(versions)s; the current key is %(successors)s") % {
