@@ -171,14 +171,21 @@ def _config(
             # every other page carries untrusted text: the hook cleans it
             hooks.TRUSTED_PAGES_KEY: sorted(trusted),
         },
-        # the API page's source code out of the search index (docs/mkdocstrings)
-        "plugins": {"mkdocstrings": {"custom_templates": str(root / "docs" / "mkdocstrings")}},
+        **_api_templates(root),
         "hooks": [hooks.__file__],
         "nav": nav,
         # each metric's page: linked from its family's index, not listed in the navigation
         # (which every page repeats); see metrics_registry/links.py
         "not_in_nav": METRIC_PAGES,
     }
+
+
+def _api_templates(root: Path) -> dict[str, object]:
+    """The project's mkdocstrings templates (the API page's source code out of the search index)."""
+    templates = root / "docs" / "mkdocstrings"
+    if not templates.is_dir():  # a project without the API page's templates keeps mkdocstrings' own
+        return {}
+    return {"plugins": {"mkdocstrings": {"custom_templates": str(templates)}}}
 
 
 def _mkdocs(config: Path, locks: tuple[int, ...] = ()) -> tuple[int, str, float]:
