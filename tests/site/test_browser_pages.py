@@ -43,7 +43,9 @@ class _Watched:
         page.on(
             "response",
             lambda response: (
-                self.problems.append(f"{response.url}: HTTP {response.status}") if response.status >= 400 else None
+                self.problems.append(f"{response.url}: HTTP {response.status}")
+                if response.status >= 400
+                else None
             ),
         )
 
