@@ -58,7 +58,7 @@ def identity(message: str) -> str:
     return message
 
 
-def front_matter(**fields: str) -> str:
+def front_matter(**fields: object) -> str:
     """A page's YAML front matter, written by a YAML library (a title may hold ``: ``, quotes, ``#``...)."""
     text = yaml.safe_dump(
         fields, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1 << 20

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metrics_registry.i18n.pages import english_pages, page_states
-from metrics_registry.links import family_markdown, metric_markdown
+from metrics_registry.links import family_markdown, metric_markdown, metric_slug
 from metrics_registry.registry import Entry, Registry
 from metrics_registry.site.environment import API_PAGE, environment, front_matter, help_link, identity
 from metrics_registry.site.headings import align_heading_ids, with_heading_ids
@@ -201,6 +201,8 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
             family=family,
             entries=entries,
             source_name=entries[0].path.name,
+            # old links to a metric's section, #<anchor>, open its page (docs/overrides/main.html)
+            metric_pages={entry.anchor: f"{metric_slug(entry)}/" for entry in entries if entry.anchor},
         )
         for index, entry in enumerate(entries):
             render(

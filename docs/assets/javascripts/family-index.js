@@ -1,17 +1,9 @@
-// A family's index (reference/<family>/, generated from family.md.j2):
-// 1. an old link to a metric's section, reference/<family>/#<anchor>, opens
-//    the metric's own page: the key's link in the table carries that id
-//    (and is where the browser scrolls without JavaScript);
-// 2. a click on a column heading sorts the table by that column.
-// Written by hand: a few lines that need nothing from a CDN (the site works
-// offline). Loaded only on family indexes (docs/overrides/main.html).
+// A family's index (reference/<family>/, generated from family.md.j2): a
+// click on a column heading sorts the table by that column (again: the other
+// way). Written by hand: a few lines that need nothing from a CDN (the site
+// works offline). Loaded only on family indexes (docs/overrides/main.html);
+// old #anchor links are metric-redirect.js's.
 (function () {
-  function openMetric() {
-    var id = decodeURIComponent(window.location.hash.slice(1));
-    var link = id ? document.getElementById(id) : null;
-    if (link && link.matches("a.mr-metric-link")) window.location.replace(link.href);
-  }
-
   function sortable(table) {
     var body = table.tBodies[0];
     var headings = Array.prototype.slice.call(table.tHead.rows[0].cells);
@@ -38,7 +30,5 @@
     });
   }
 
-  openMetric();
-  window.addEventListener("hashchange", openMetric);
   document.querySelectorAll(".mr-family-index table").forEach(sortable);
 })();
