@@ -29,9 +29,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as etree
 from collections.abc import Iterable
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from markdown import Markdown
 from markdown.extensions import Extension
