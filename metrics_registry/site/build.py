@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -20,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from metrics_registry.links import family_markdown
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
 from metrics_registry.site import hooks
@@ -33,6 +35,10 @@ from metrics_registry.site.sanitize import clean_text
 from metrics_registry.site.theme import theme_settings
 
 __all__ = ["BuildError", "BuildReport", "OutputRefused", "build_site", "data_files", "find_project_root"]
+
+
+#: The metric pages (``reference/<family>/<slug>.md``), as a gitignore pattern for MkDocs' ``not_in_nav``.
+METRIC_PAGES = "/reference/*/*.md"
 
 
 class BuildError(RegistryError):
@@ -92,7 +98,7 @@ def _nav(registry: Registry, docs: Path, gettext: Callable[[str], str]) -> list[
     def pages(folder: str) -> list[str]:
         return sorted(p.relative_to(docs).as_posix() for p in (docs / folder).glob("*.md"))
 
-    reference: list[object] = [f"reference/{family_id}.md" for family_id in registry.families]
+    reference: list[object] = [family_markdown(family_id) for family_id in registry.families]
     reference += pages("notes")
     if (docs / "api.md").exists():
         reference.append("api.md")
@@ -166,9 +172,21 @@ def _config(
             # every other page carries untrusted text: the hook cleans it
             hooks.TRUSTED_PAGES_KEY: sorted(trusted),
         },
+        **_api_templates(root),
         "hooks": [hooks.__file__],
         "nav": nav,
+        # each metric's page: linked from its family's index, not listed in the navigation
+        # (which every page repeats); see metrics_registry/links.py
+        "not_in_nav": METRIC_PAGES,
     }
+
+
+def _api_templates(root: Path) -> dict[str, object]:
+    """The project's mkdocstrings templates (the API page's source code out of the search index)."""
+    templates = root / "docs" / "mkdocstrings"
+    if not templates.is_dir():  # a project without the API page's templates keeps mkdocstrings' own
+        return {}
+    return {"plugins": {"mkdocstrings": {"custom_templates": str(templates)}}}
 
 
 def _mkdocs(config: Path, locks: tuple[int, ...] = ()) -> tuple[int, str, float]:
@@ -194,8 +212,13 @@ def build_site(
     languages: tuple[str, ...] | None = None,
     site_url: str | None = None,
     jobs: int | None = None,
+    reuse: bool = False,
 ) -> BuildReport:
     """Generate every language's pages and build them; raise :class:`BuildError` on any warning.
+
+    With ``reuse``, the languages not in ``languages`` that the current site at ``output`` holds
+    are kept as they are (hard-linked into the new site), so ``serve`` rebuilds only the
+    languages an edit touched; the language switcher and root pages still list every language.
 
     ``work`` holds the generated Markdown and configs (``build/`` of the
     project by default; not committed). ``jobs`` MkDocs builds run at once
@@ -208,9 +231,17 @@ def build_site(
     work = (work or root / "build").resolve()
     check_output(output, root=root, work=work)
     claim_work(work)  # its language folders are deleted and generated again
+    built = languages or tuple(language.code for language in SITE_LANGUAGES)
+    kept = tuple(
+        language.code
+        for language in SITE_LANGUAGES
+        if reuse and language.code not in built and (output / language.code / "index.html").is_file()
+    )
     with build_lock(work) as lock_fd, publishing(output) as stage:
         locks = (lock_fd, stage.lock_fd)  # MkDocs holds them too: see build_lock()
-        report = _build(registry, stage.path, root, work, languages, site_url, jobs, locks)
+        for code in kept:  # the previous build's files are never written again: links are safe
+            shutil.copytree(output / code, stage.path / code, copy_function=os.link)
+        report = _build(registry, stage.path, root, work, (built, kept), site_url, jobs, locks)
     report.output = output
     return report
 
@@ -220,15 +251,17 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     output: Path,
     root: Path,
     work: Path,
-    languages: tuple[str, ...] | None,
+    languages: tuple[tuple[str, ...], tuple[str, ...]],
     site_url: str | None,
     jobs: int | None,
     locks: tuple[int, ...],
 ) -> BuildReport:
-    """The build itself, into ``output`` (a fresh folder that :func:`build_site` swaps in)."""
+    """The build itself, into ``output`` (a fresh folder that :func:`build_site` swaps in);
+    ``languages`` are the ones to build and the ones already there (kept from the previous site)."""
     from metrics_registry.i18n.translate import UiTranslations, load_catalog
 
-    codes = languages or tuple(language.code for language in SITE_LANGUAGES)
+    codes, kept = languages
+    listed = tuple(language.code for language in SITE_LANGUAGES if language.code in codes + kept)
     base_url = _site_url(root, site_url)
     started = time.perf_counter()
     configs = []
@@ -251,7 +284,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             docs=docs,
             output=output,
             lang=lang,
-            codes=codes,
+            codes=listed,
             base_url=base_url,
             nav=nav,
             gettext=gettext,
@@ -268,7 +301,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             problems = [line for line in lines if line.startswith(("WARNING", "ERROR"))] or lines[-5:]
             raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
     built = time.perf_counter()
-    write_root_pages(output, codes, data, base_url)
+    write_root_pages(output, listed, data, base_url)
     problems = check_links(output)
     if problems:
         shown = "\n  ".join(str(problem) for problem in problems[:20])
