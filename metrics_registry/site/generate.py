@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import yaml
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from metrics_registry.concepts import lineage
 from metrics_registry.describe import (
     describe_across_processes,
     describe_category,
@@ -27,11 +28,11 @@ from metrics_registry.describe import (
     describe_rule_conditions,
     describe_unit,
 )
-from metrics_registry.concepts import lineage
 from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.keys import Reference
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
+from metrics_registry.site.concept_pages import write_concept_pages
 from metrics_registry.site.headings import align_heading_ids, with_heading_ids
 from metrics_registry.site.lists import python_markdown_lists
 from metrics_registry.site.notes import find_notes, shift_headings
@@ -164,6 +165,7 @@ def _environment(
         return describe_rule_conditions(rule, gettext, versions_of(entry), _code)
 
     env.filters["cell"] = _cell
+    env.filters["plain"] = markdown_text  # registry text where Markdown must not act (headings, link labels)
     env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
     env.filters["condition_code"] = lambda condition: _code(condition.text())
     env.globals.update(
@@ -380,6 +382,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
             entries=entries,
             source_name=entries[0].path.name,
         )
+    write_concept_pages(registry, out, render, lambda family: env.globals["tx"](family, "title"))
     render(
         "index-of-metrics.md.j2",
         "metrics.md",
