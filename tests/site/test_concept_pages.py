@@ -1,0 +1,196 @@
+"""The concept pages (site/concept_pages.py): what they hold, the real build, and a real browser."""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from playwright.sync_api import Page
+
+from metrics_registry import Registry
+from metrics_registry.models import FamilyInfo
+from metrics_registry.reference import grpo, kl, legacy
+from metrics_registry.reference.concept_example import example_batch
+from metrics_registry.registry import Entry
+from metrics_registry.site.concept_pages import concept_pages, framework_label, number
+
+LANGUAGES = ("en", "vi", "zh")
+EXAMPLE_ROW = re.compile(
+    r"<tr>\s*<td>(?P<framework>.*?)</td>\s*<td><a [^>]*><code>(?P<key>.*?)</code></a></td>\s*"
+    r'<td[^>]*><span class="mr-example-value">(?P<value>[^<]*)</span></td>',
+    re.S,
+)
+
+
+def _links(entry: Entry, page: str) -> str:
+    return f"{entry.family.id}#{entry.anchor}"
+
+
+def _no_numbers(entry: Entry) -> float | None:
+    return None
+
+
+# ------------------------------------------------------------------ content
+
+
+def test_every_concept_a_metric_names_has_a_page_and_so_has_its_parent(registry: Registry) -> None:
+    pages = {page.concept.id: page for page in concept_pages(registry, _links, _no_numbers)}
+    named = {entry.metric.concept for entry in registry if entry.metric.concept}
+    assert named <= set(pages)
+    assert "clip-fraction" in pages and "entropy" in pages  # parents of named concepts
+    low = pages["clip-fraction-low"]
+    assert [c.id for c in low.parents] == ["clip-fraction"]
+    assert {c.id for c in pages["clip-fraction"].children} >= {"clip-fraction-low", "clip-fraction-high"}
+    keys = {(row.entry.family.id, row.entry.key) for row in pages["reference-kl"].rows}
+    assert keys >= {("grpo", "kl"), ("ppo", "objective/kl"), ("legacy-ppo", "objective/kl")}
+
+
+def _family(family_id: str, title: str, versions_of: str = "trl") -> FamilyInfo:
+    return FamilyInfo.model_validate(
+        {
+            "id": family_id,
+            "title": title,
+            "trainer": "T",
+            "summary": "s",
+            "versions_of": versions_of,
+            "versions": {"introduced": "1.0"},
+        }
+    )
+
+
+def test_collisions_are_called_out(registry: Registry) -> None:
+    """The same key meaning another quantity elsewhere, different names, and families without one."""
+    kl_entry = registry.lookup("kl", family="grpo").entry
+    approx = registry.lookup("policy/approxkl_avg", family="ppo").entry
+    other = _family("other", "Other", versions_of="other")
+    bare = _family("bare", "Bare", versions_of="bare")
+    # a framework whose `kl` is a policy drift KL, logged with an alias too
+    drift = Entry(kl_entry.metric.model_copy(update={"concept": "policy-drift-kl"}), other, kl_entry.path)
+    small = Registry(
+        {"grpo": kl_entry.family, "ppo": approx.family, "other": other, "bare": bare},
+        [kl_entry, approx, drift],
+        registry.concepts,
+    )
+    pages = {page.concept.id: page for page in concept_pages(small, _links, _no_numbers)}
+    reference = pages["reference-kl"]
+    assert [(name, row.entry.family.id) for name, row in reference.same_name] == [("kl", "other")]
+    assert {family.id for family in reference.missing} == {"ppo", "other", "bare"}
+    assert reference.names == {}  # one family: nothing named differently
+    drift_page = pages["policy-drift-kl"]
+    assert [(name, row.entry.family.id) for name, row in drift_page.same_name] == [("kl", "grpo")]
+    assert drift_page.names == {"ppo": ["policy/approxkl_avg"], "other": ["kl"]}
+    assert {family.id for family in drift_page.missing} == {"grpo", "bare"}
+    # a family with a narrower concept's key is not "without equivalent" on the broader page
+    assert "grpo" not in {family.id for family in pages["reference-kl"].missing}
+
+
+def test_framework_labels() -> None:
+    assert framework_label(_family("grpo", "GRPO"), "GRPO") == "TRL GRPO"
+    assert framework_label(_family("legacy", "Legacy PPO (TRL v0.7)"), "Legacy PPO (TRL v0.7)") == (
+        "Legacy PPO (TRL v0.7)"
+    )
+    assert framework_label(_family("verl", "verl", versions_of="verl"), "verl") == "verl"
+
+
+def test_numbers_are_printed_short_and_nan_is_spelled() -> None:
+    assert number(0.1 + 0.2) == "0.3"
+    assert number(float("nan")) == "NaN"
+    assert number(-0.0) == "0"
+    assert number(123456789.0) == "1.23457e+08"
+
+
+# --------------------------------------------------------------- real build
+
+
+def _html(site: Path, lang: str, page: str) -> str:
+    return (site / lang / page / "index.html").read_text(encoding="utf-8")
+
+
+def _example_rows(html: str) -> dict[tuple[str, str], str]:
+    section = html.split('class="mr-concept-example"', 1)[1].split("</table>", 1)[0]
+    rows = {
+        (htmllib.unescape(m["framework"]), htmllib.unescape(m["key"])): m["value"]
+        for m in EXAMPLE_ROW.finditer(section)
+    }
+    assert rows, "no worked example on the page"
+    return rows
+
+
+def _direct_reference_kl() -> dict[str, float]:
+    """The reference KL each family logs on the example batch, by direct calls of the references."""
+    b = example_batch()
+    per_micro = [
+        grpo.kl_mean(
+            t.logprobs, t.ref_logprobs, t.mask, old_logprobs=t.old_logprobs, use_bias_correction_kl=True
+        )
+        for t in b.micro_batches()
+    ]
+    return {
+        "grpo": torch.stack(per_micro).mean().item(),
+        "ppo": kl.sequence_kl_mean(b.flat.old_logprobs, b.flat.ref_logprobs, b.flat.mask).item(),
+        "legacy-ppo": legacy.objective_kl(b.flat.old_logprobs, b.flat.ref_logprobs, b.flat.mask).item(),
+    }
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_concept_page_prints_the_numbers_of_direct_calls(site: Path, registry: Registry, lang: str) -> None:
+    html = _html(site, lang, "concepts/reference-kl")
+    for anchor in ("concept-reference-kl", "keys", "differences", "worked-example"):
+        assert f'id="{anchor}"' in html, anchor
+    assert "<table>" in html and "| Key |" not in html  # the tables rendered
+    rows = _example_rows(html)
+    direct = _direct_reference_kl()
+    printed = {key: value for (_, key), value in rows.items()}
+    assert printed["kl"] == number(direct["grpo"])
+    # PPO and the v0.7 trainer both log `objective/kl`: each row holds its own family's number
+    assert sorted(v for (_, key), v in rows.items() if key == "objective/kl") == sorted(
+        [number(direct["ppo"]), number(direct["legacy-ppo"])]
+    )
+    assert float(printed["kl"]) != pytest.approx(direct["ppo"])  # the estimators differ on the same tensors
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_concept_page_and_the_index_are_built(site: Path, registry: Registry, lang: str) -> None:
+    pages = concept_pages(registry, _links, _no_numbers)
+    index = _html(site, lang, "concepts")
+    assert 'id="across-frameworks"' in index
+    header = index.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    assert header.count("<th") == 1 + len(registry.families)
+    body = index.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert body.count("<tr>") == len(pages)
+    for page in pages:
+        html = _html(site, lang, f"concepts/{page.concept.id}")
+        assert f'id="concept-{page.concept.id}"' in html
+        assert f'href="{page.concept.id}/"' in index
+        for row in page.rows:
+            assert f"#{row.entry.anchor}" in html, (page.concept.id, row.entry.id)
+
+
+# ------------------------------------------------------------------ browser
+
+
+@pytest.mark.system("chromium")
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_concept_page_renders_its_table_and_example_without_console_errors(
+    page: Page, served: str, lang: str
+) -> None:
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{served}{lang}/concepts/clip-fraction-region/", wait_until="networkidle")
+    keys = page.locator("#keys").locator("xpath=following::table[1]").locator("tbody tr")
+    assert keys.count() >= 3
+    assert keys.first.is_visible()
+    values = page.locator(".mr-concept-example .mr-example-value")
+    assert values.count() >= 3
+    assert all(values.nth(i).is_visible() for i in range(values.count()))
+    texts = [values.nth(i).inner_text() for i in range(values.count())]
+    assert all(re.fullmatch(r"-?\d+(\.\d+)?(e[+-]\d+)?|NaN", text) for text in texts), texts
+    assert page.locator(".arithmatex .katex").count() >= 1  # the formulas rendered
+    page.goto(f"{served}{lang}/concepts/", wait_until="networkidle")
+    assert page.locator("#across-frameworks").count() == 1
+    assert page.locator("article table tbody tr").count() >= 30
+    assert errors == []
