@@ -33,6 +33,7 @@ __all__ = [
     "CONCEPTS_FOLDER",
     "ConceptPage",
     "Row",
+    "concept_link",
     "concept_pages",
     "example_numbers",
     "framework_label",
@@ -91,6 +92,11 @@ def _metric_link(out: Path, entry: Entry, page: str) -> str:
         return posixpath.relpath(own, posixpath.dirname(page))
     family_page = posixpath.relpath(f"reference/{entry.family.id}.md", posixpath.dirname(page))
     return f"{family_page}#{entry.anchor}"
+
+
+def concept_link(concept_id: str, page: str) -> str:
+    """Link from ``page`` (below the language folder) to the page of concept ``concept_id``."""
+    return posixpath.relpath(f"{CONCEPTS_FOLDER}/{concept_id}.md", posixpath.dirname(page) or ".")
 
 
 def _output(entry: Entry) -> str | None:

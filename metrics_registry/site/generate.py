@@ -32,7 +32,7 @@ from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.keys import Reference
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
-from metrics_registry.site.concept_pages import write_concept_pages
+from metrics_registry.site.concept_pages import concept_link, write_concept_pages
 from metrics_registry.site.headings import align_heading_ids, with_heading_ids
 from metrics_registry.site.lists import python_markdown_lists
 from metrics_registry.site.notes import find_notes, shift_headings
@@ -75,7 +75,7 @@ def _identity(message: str) -> str:
     return message
 
 
-def front_matter(**fields: str) -> str:
+def front_matter(**fields: object) -> str:
     """A page's YAML front matter, written by a YAML library (a title may hold ``: ``, quotes, ``#``...)."""
     text = yaml.safe_dump(
         fields, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1 << 20
@@ -172,6 +172,7 @@ def _environment(
         concepts=registry.concepts,
         concept_tx=concept_tx,
         concept_parents=lambda concept: lineage(registry.concepts, concept.id)[1:],
+        concept_href=lambda concept_id: concept_link(concept_id, here.get("page", "index.md")),
         level_label=lambda value: describe_reduction_level(value, gettext),
         op_label=lambda value: describe_reduction_op(value, gettext),
         effect_label=lambda value: describe_issue_effect(value, gettext),

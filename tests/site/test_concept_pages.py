@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import functools
 import html as htmllib
+import http.server
 import re
+import shutil
+import socket
+import threading
 from pathlib import Path
 
 import pytest
 import torch
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 
 from metrics_registry import Registry
+from metrics_registry.api import validate
+from metrics_registry.concepts import builtin_concepts, load_concepts
 from metrics_registry.models import FamilyInfo
 from metrics_registry.reference import grpo, kl, legacy
 from metrics_registry.reference.concept_example import example_batch
 from metrics_registry.registry import Entry
+from metrics_registry.site.build import build_site
 from metrics_registry.site.concept_pages import concept_pages, framework_label, number
 
 LANGUAGES = ("en", "vi", "zh")
@@ -167,6 +175,16 @@ def test_every_concept_page_and_the_index_are_built(site: Path, registry: Regist
         assert f'href="{page.concept.id}/"' in index
         for row in page.rows:
             assert f"#{row.entry.anchor}" in html, (page.concept.id, row.entry.id)
+    # each metric's documentation links to its concept's page
+    family_page = _html(site, lang, "reference/grpo")
+    assert (
+        'href="../../concepts/reference-kl/"' in family_page
+        or 'href="../../../concepts/reference-kl/"' in (_html(site, lang, "reference/grpo/kl"))
+    )
+    # the concept pages stay out of the search (their titles would outrank the metrics' sections)
+    index = (site / lang / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert '"location":"concepts/reference-kl/' not in index.replace(" ", "")
+    assert '"location":"concepts/' in index.replace(" ", "")  # the index of concepts is found
 
 
 # ------------------------------------------------------------------ browser
@@ -194,3 +212,115 @@ def test_a_concept_page_renders_its_table_and_example_without_console_errors(
     assert page.locator("#across-frameworks").count() == 1
     assert page.locator("article table tbody tr").count() >= 30
     assert errors == []
+
+
+# ------------------------------------------------------------------ hostile
+
+HOSTILE = Path(__file__).resolve().parents[1] / "fixtures" / "hostile" / "xss"
+ROOT = Path(__file__).resolve().parents[2]
+_RECORD_CALLS = """
+window.__mrCalls = [];
+for (const name of ["alert", "confirm", "prompt"]) {
+  window[name] = (...args) => { window.__mrCalls.push(`${name}(${args.join(",")})`); };
+}
+"""
+_INSPECT = r"""
+() => {
+  const found = [];
+  for (const element of document.querySelectorAll("*")) {
+    for (const attribute of element.attributes) {
+      const value = attribute.value.replace(/[\u0000-\u0020]/g, "");
+      if (attribute.name.startsWith("on") || /^(javascript|data|vbscript):/i.test(value)) {
+        found.push(`<${element.tagName} ${attribute.name}="${attribute.value}">`);
+      }
+    }
+  }
+  for (const element of document.querySelectorAll("iframe, frame, object, embed")) {
+    found.push(element.outerHTML.slice(0, 80));
+  }
+  return {calls: window.__mrCalls, found, text: document.body.innerText};
+}
+"""
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_markup_in_the_concept_list_is_reported_with_its_line() -> None:
+    loaded = load_concepts(HOSTILE / "concepts" / "concepts.yaml")
+    assert set(loaded.concepts) == {"xss-kl", "xss-child"}  # still read: the site must survive it
+    found = {(f.rule, f.line, f.field) for f in loaded.findings}
+    assert found >= {
+        ("MR150", 8, "title"),
+        ("MR150", 9, "summary"),
+        ("MR151", 9, "summary"),
+        ("MR150", 14, "title"),
+        ("MR151", 15, "summary"),
+    }, found
+    assert not [f for f in builtin_concepts().findings if f.rule in ("MR150", "MR151")]
+
+
+def _project(folder: Path) -> Path:
+    """A project folder with the repository's site settings and theme, and the pages the build links to."""
+    folder.mkdir(parents=True)
+    for name in ("mkdocs.yml", "package.json"):
+        shutil.copy(ROOT / name, folder / name)
+    (folder / "node_modules").symlink_to(ROOT / "node_modules")
+    for part in ("overrides", "assets"):
+        shutil.copytree(ROOT / "docs" / part, folder / "docs" / part)
+    english = folder / "docs" / "en"
+    (english / "contributing").mkdir(parents=True)
+    (english / "index.md").write_text("# Home\n\nA hand-written page.\n", encoding="utf-8")
+    (english / "contributing" / "translating.md").write_text("# Translating\n\nHow.\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.system("chromium")
+def test_a_script_in_a_concept_title_never_runs(tmp_path: Path, browser: Browser) -> None:
+    concepts = load_concepts(HOSTILE / "concepts" / "concepts.yaml").concepts
+    clean, _ = validate([HOSTILE / "clean.yaml"], builtin=False)
+    (entry,) = clean.entries
+    other = _family("other", "Other <b>family</b>", versions_of="other")
+    entries = [
+        Entry(entry.metric.model_copy(update={"concept": "xss-kl"}), entry.family, entry.path),
+        Entry(entry.metric.model_copy(update={"concept": "xss-child"}), other, entry.path),  # same key
+    ]
+    hostile = Registry({entry.family.id: entry.family, "other": other}, entries, concepts)
+    url = f"http://127.0.0.1:{_free_port()}/"
+    output = tmp_path / "site"
+    build_site(
+        hostile,
+        output=output,
+        project_root=_project(tmp_path / "project"),
+        work=tmp_path / "work",
+        languages=("en",),
+        site_url=url,
+    )
+    handler = functools.partial(_QuietHandler, directory=str(output))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", int(url.rsplit(":", 1)[1].strip("/"))), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    dialogs: list[str] = []
+    try:
+        for path in ("en/concepts/xss-kl/", "en/concepts/xss-child/", "en/concepts/"):
+            context = browser.new_context()
+            context.add_init_script(_RECORD_CALLS)
+            page = context.new_page()
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+            response = page.goto(url + path, wait_until="load")
+            assert response is not None and response.ok, path
+            report = page.evaluate(_INSPECT)
+            context.close()
+            assert report["calls"] == [] and dialogs == [], (path, report["calls"], dialogs)
+            assert report["found"] == [], (path, report["found"])
+            assert "KL" in report["text"] and "title" in report["text"], path  # the text stays readable
+    finally:
+        server.shutdown()
+        server.server_close()
