@@ -37,12 +37,15 @@ __all__ = [
     "concept_pages",
     "example_numbers",
     "framework_label",
+    "worked_examples",
     "write_concept_pages",
 ]
 
 #: Where the pages go, below a language's docs folder (URLs ``concepts/<id>/``).
 CONCEPTS_FOLDER = "concepts"
 INDEX_PAGE = f"{CONCEPTS_FOLDER}/index.md"
+#: Only this package's reference functions are run (see metrics_registry.reference.concept_example).
+REFERENCE_PACKAGE = "metrics_registry.reference."
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,64 @@ def example_numbers(entry: Entry) -> float | None:
     except ImportError:
         return None
     return example_value(entry.metric.reference, _output(entry), entry.metric.concept)
+
+
+Call = tuple[str, "str | None", "str | None"]
+
+
+def _call(entry: Entry) -> Call | None:
+    reference = entry.metric.reference
+    if not reference or not reference.startswith(REFERENCE_PACKAGE):
+        return None
+    return (reference, _output(entry), entry.metric.concept)
+
+
+@dataclass(frozen=True)
+class WorkedExamples:
+    """Every key's number on the example batch, and the batch as the pages show it."""
+
+    values: dict[Call, float | None]
+    listing: str
+
+    def number(self, entry: Entry) -> float | None:
+        call = _call(entry)
+        return self.values.get(call) if call is not None else None
+
+
+def worked_examples(registry: Registry) -> WorkedExamples:
+    """The worked examples of ``registry``'s keys, computed once and kept in the user's cache.
+
+    Computing them imports torch (seconds); the cache key covers this
+    package's code (the references and their adapters), torch's version and
+    which reference, output and concept each key names, so a build whose
+    references did not change reads them back without torch.
+    """
+    from importlib import metadata
+
+    from metrics_registry import cache
+
+    calls = sorted({call for entry in registry if (call := _call(entry)) is not None}, key=repr)
+    if not calls:
+        return WorkedExamples({}, "")
+    try:
+        torch_version = metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        torch_version = "none"
+    key = cache.cache_key([], 0, purpose=f"concept-examples|torch {torch_version}|{calls!r}")
+
+    def compute() -> WorkedExamples:
+        values = {call: _value(call) for call in calls}
+        return WorkedExamples(values, batch_listing())
+
+    return cache.memo(key, compute)
+
+
+def _value(call: Call) -> float | None:
+    try:
+        from metrics_registry.reference.concept_example import example_value
+    except ImportError:
+        return None
+    return example_value(*call)
 
 
 def _descendants(concepts: dict[str, Concept], concept_id: str) -> set[str]:
@@ -247,7 +308,8 @@ def write_concept_pages(
     after the pages of the metrics are written: links go to a metric's own
     page when the site has one.
     """
-    pages = concept_pages(registry, lambda entry, page: _metric_link(out, entry, page))
+    examples = worked_examples(registry)
+    pages = concept_pages(registry, lambda entry, page: _metric_link(out, entry, page), examples.number)
     if not pages:
         return pages
     frameworks = {
@@ -263,7 +325,7 @@ def write_concept_pages(
             frameworks=frameworks,
             number=number,
             pages=by_id,
-            batch_listing=batch_listing,
+            batch_listing=lambda: examples.listing,
         )
     render("concepts-index.md.j2", INDEX_PAGE, pages=pages, frameworks=frameworks)
     return pages

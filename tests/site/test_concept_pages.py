@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 import html as htmllib
 import http.server
+import os
 import re
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -324,3 +327,27 @@ def test_a_script_in_a_concept_title_never_runs(tmp_path: Path, browser: Browser
     finally:
         server.shutdown()
         server.server_close()
+
+
+_TWICE = """
+import sys
+from metrics_registry.api import load
+from metrics_registry.site.concept_pages import worked_examples
+
+examples = worked_examples(load())
+print(len([v for v in examples.values.values() if v is not None]), "torch" in sys.modules)
+"""
+
+
+def test_the_worked_examples_are_kept_in_the_cache(tmp_path: Path) -> None:
+    """A second build with the same references reads the numbers back without importing torch."""
+    env = {**os.environ, "METRICS_REGISTRY_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _TWICE], capture_output=True, text=True, env=env, check=True
+        ).stdout
+        for _ in range(2)
+    ]
+    count = int(runs[0].split()[0])
+    assert count >= 50
+    assert runs == [f"{count} True\n", f"{count} False\n"]
