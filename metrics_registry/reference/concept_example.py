@@ -59,6 +59,7 @@ __all__ = [
     "example_batch",
     "example_value",
     "once",
+    "runnable",
 ]
 
 #: The package whose functions the concept pages may run.
