@@ -19,7 +19,8 @@ framework declares its adapters next to its functions instead.
 
 from __future__ import annotations
 
-from metrics_registry.reference import entropy, grpo, kl, legacy, lengths, ppo
+from metrics_registry.reference import entropy, grpo, kl, lengths, ppo
+from metrics_registry.reference import legacy_ppo as legacy
 from metrics_registry.reference.concept_example import Tensors, attach, each_micro_batch, once
 
 __all__: list[str] = []

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from metrics_registry import Registry
-from metrics_registry.reference import entropy, grpo, kl, legacy, lengths, ppo
+from metrics_registry.reference import entropy, grpo, kl, lengths, ppo
+from metrics_registry.reference import legacy_ppo as legacy
 from metrics_registry.reference.concept_example import (
     adapter_of,
     attach,
@@ -97,7 +98,7 @@ def test_the_numbers_are_those_of_direct_calls() -> None:
     assert example_value("metrics_registry.reference.ppo.entropy_avg") == pytest.approx(
         ppo.entropy_avg(grid.logits).item()
     )
-    assert example_value("metrics_registry.reference.legacy.policy_entropy") != pytest.approx(
+    assert example_value("metrics_registry.reference.legacy_ppo.policy_entropy") != pytest.approx(
         example_value("metrics_registry.reference.ppo.entropy_avg")
     )
     stats = lengths.completion_length_stats(b.flat.completion_lengths, b.flat.is_truncated)
@@ -108,12 +109,13 @@ def test_the_numbers_are_those_of_direct_calls() -> None:
         entropy.sampled_sequence_entropy(b.flat.old_logprobs, b.flat.mask).item()
     )
     queries = legacy.lengths_mean(b.flat.prompt_lengths).item()
-    assert example_value("metrics_registry.reference.legacy.lengths_mean", None, "prompt-length") == queries
-    assert example_value("metrics_registry.reference.legacy.lengths_mean", None, "response-length") != queries
+    lengths_mean = "metrics_registry.reference.legacy_ppo.lengths_mean"
+    assert example_value(lengths_mean, None, "prompt-length") == queries
+    assert example_value(lengths_mean, None, "response-length") != queries
 
 
 def test_only_scalar_results_are_printed() -> None:
-    assert example_value("metrics_registry.reference.legacy.ratio_histogram") is None  # no adapter
+    assert example_value("metrics_registry.reference.legacy_ppo.ratio_histogram") is None  # no adapter
     assert example_value("metrics_registry.reference.grpo.clip_ratios", "no_such_field") is None
     assert example_value("metrics_registry.reference.grpo.clip_ratios") is None  # a mapping, not a number
 

@@ -22,7 +22,8 @@ from metrics_registry import Registry
 from metrics_registry.api import validate
 from metrics_registry.concepts import builtin_concepts, load_concepts
 from metrics_registry.models import FamilyInfo
-from metrics_registry.reference import grpo, kl, legacy
+from metrics_registry.reference import grpo, kl
+from metrics_registry.reference import legacy_ppo as legacy
 from metrics_registry.reference.concept_example import example_batch
 from metrics_registry.registry import Entry
 from metrics_registry.site.build import build_site

@@ -156,7 +156,7 @@ def test_meaning_known_issues_reduction_and_concept_on_the_page(registry: Regist
     assert '!!! bug "Known issue: the value is deflated in TRL ≥ 0.17.0, < 1.13.0"' in ratio
     assert "    Only with `num_mini_batches > 1` and `gradient_accumulation_steps > 1`." in ratio
     assert "[Tracker](https://github.com/huggingface/trl/pull/2531)" in ratio
-    assert "**Concept:** *[Probability ratio](../concepts/probability-ratio.md)*: " in ratio
+    assert "**Concept:** *[Probability ratio](../../concepts/probability-ratio.md)*: " in ratio
     assert "1. *micro-batch*: mean. Plain mean over every response position, padding included." in ratio
     assert "2. *processes (ranks)*: gathered, reduced at a later stage." in ratio
     assert (
