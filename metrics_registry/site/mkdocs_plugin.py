@@ -106,7 +106,8 @@ class RegistryPlugin(BasePlugin[RegistryPluginConfig]):
         )
         prefix = self.config.path.strip("/")
         with tempfile.TemporaryDirectory() as work:
-            out = Path(work) / "docs"
+            out = Path(work) / "site"
+            (Path(work) / "docs" / "en").mkdir(parents=True)  # no hand-written pages of ours
             written = generate_pages(subset, Path(work), out, lang="en")
             wanted = [
                 path.relative_to(out).as_posix()

@@ -21,6 +21,7 @@ from playwright.sync_api import Browser, Page
 from metrics_registry import Registry
 from metrics_registry.api import validate
 from metrics_registry.concepts import builtin_concepts, load_concepts
+from metrics_registry.links import metric_page
 from metrics_registry.models import FamilyInfo
 from metrics_registry.reference import grpo, kl
 from metrics_registry.reference import legacy_ppo as legacy
@@ -178,7 +179,8 @@ def test_every_concept_page_and_the_index_are_built(site: Path, registry: Regist
         assert f'id="concept-{page.concept.id}"' in html
         assert f'href="{page.concept.id}/"' in index
         for row in page.rows:
-            assert f"#{row.entry.anchor}" in html, (page.concept.id, row.entry.id)
+            # each key links to its metric's own page
+            assert f'href="../../{metric_page(row.entry)}"' in html, (page.concept.id, row.entry.id)
     # each metric's documentation links to its concept's page
     family_page = _html(site, lang, "reference/grpo")
     assert (
