@@ -107,6 +107,11 @@ def _nav(registry: Registry, docs: Path, gettext: Callable[[str], str]) -> list[
         {_("Guides"): ["reading-a-run.md", "legacy-names.md", "metrics.md"]},
         {_("Reference"): reference},
     ]
+    # the index, then one page per concept in the concept list's order (site/concept_pages.py)
+    concepts = [f"concepts/{concept_id}.md" for concept_id in registry.concepts]
+    concepts = [page for page in ("concepts/index.md", *concepts) if (docs / page).is_file()]
+    if concepts:
+        nav.append({_("Across frameworks"): concepts})
     if pages("tools"):
         nav.append({_("Tools"): pages("tools")})
     nav.append({_("Contributing"): pages("contributing")})

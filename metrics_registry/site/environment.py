@@ -32,6 +32,8 @@ from metrics_registry.keys import Reference
 from metrics_registry.links import family_markdown, metric_markdown, relative_link
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
+from metrics_registry.site.concept_pages import concept_link
+from metrics_registry.site.sanitize import markdown_text
 from metrics_registry.site.source import example_code, reference_source
 from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_value
 
@@ -155,12 +157,14 @@ def environment(
         return describe_rule_conditions(rule, gettext, versions_of(entry), _code)
 
     env.filters["cell"] = _cell
+    env.filters["plain"] = markdown_text  # registry text where Markdown must not act (headings, link labels)
     env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
     env.filters["condition_code"] = lambda condition: _code(condition.text())
     env.globals.update(
         concepts=registry.concepts,
         concept_tx=concept_tx,
         concept_parents=lambda concept: lineage(registry.concepts, concept.id)[1:],
+        concept_href=lambda concept_id: concept_link(concept_id, here.get("page", "index.md")),
         level_label=lambda value: describe_reduction_level(value, gettext),
         op_label=lambda value: describe_reduction_op(value, gettext),
         effect_label=lambda value: describe_issue_effect(value, gettext),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.links import family_markdown, metric_markdown, metric_slug
 from metrics_registry.registry import Entry, Registry
+from metrics_registry.site.concept_pages import write_concept_pages
 from metrics_registry.site.environment import API_PAGE, environment, front_matter, help_link, identity
 from metrics_registry.site.headings import align_heading_ids, with_heading_ids
 from metrics_registry.site.lists import python_markdown_lists
@@ -214,6 +215,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
                 previous=entries[index - 1] if index > 0 else None,
                 following=entries[index + 1] if index + 1 < len(entries) else None,
             )
+    write_concept_pages(registry, out, render, lambda family: env.globals["tx"](family, "title"))
     render(
         "index-of-metrics.md.j2",
         "metrics.md",

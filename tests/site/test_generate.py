@@ -156,7 +156,7 @@ def test_meaning_known_issues_reduction_and_concept_on_the_page(registry: Regist
     assert '!!! bug "Known issue: the value is deflated in TRL ≥ 0.17.0, < 1.13.0"' in ratio
     assert "    Only with `num_mini_batches > 1` and `gradient_accumulation_steps > 1`." in ratio
     assert "[Tracker](https://github.com/huggingface/trl/pull/2531)" in ratio
-    assert "**Concept:** *Probability ratio*: " in ratio
+    assert "**Concept:** *[Probability ratio](../../concepts/probability-ratio.md)*: " in ratio
     assert "1. *micro-batch*: mean. Plain mean over every response position, padding included." in ratio
     assert "2. *processes (ranks)*: gathered, reduced at a later stage." in ratio
     assert (
@@ -170,7 +170,10 @@ def test_meaning_known_issues_reduction_and_concept_on_the_page(registry: Regist
     assert "**Logged only when:**" not in kl
     assert "**Logged only when:** `beta != 0.0`" in _section(en, registry, "grpo", "kl")
     low = _section(en, registry, "grpo", "clip_ratio/low_mean")
-    assert "**Concept:** *Clip fraction, low side* (a kind of *Clip fraction*): " in low
+    assert (
+        "**Concept:** *[Clip fraction, low side](../../concepts/clip-fraction-low.md)*"
+        " (a kind of *Clip fraction*): " in low
+    )
     clip = _section(en, registry, "grpo", "clip_ratio")
     assert "Fixed in 0.17.0. [Tracker](https://github.com/huggingface/trl/issues/3032)" in clip
 
@@ -179,7 +182,7 @@ def test_new_blocks_are_translated(registry: Registry, tmp_path: Path) -> None:
     generate_pages(registry, ROOT, tmp_path / "zh", lang="zh")
     ratio = _section(tmp_path / "zh", registry, "ppo", "val/ratio")
     assert '!!! bug "已知问题：在 TRL ≥ 0.17.0, < 1.13.0 中数值偏低"' in ratio
-    assert "**概念：** *概率比率*：" in ratio
+    assert "**概念：** *[概率比率](../../concepts/probability-ratio.md)*：" in ratio
     assert "仅在 `num_mini_batches > 1` 且 `gradient_accumulation_steps > 1` 时出现。" in ratio
     assert "**归约过程（由内向外）**" in ratio
     assert "Known issue" not in ratio and "Reduction" not in ratio and "Not translated yet" not in ratio
