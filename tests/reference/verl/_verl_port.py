@@ -1,0 +1,241 @@
+"""Verbatim copies of the few verl functions the verl references reproduce (not a test module).
+
+verl does not install on this CPU machine (it needs ray, vLLM/SGLang and a
+GPU stack), so its loss and metric bodies are copied here, line for line,
+with the `path:line@commit` they come from. Only imports are adapted
+(`verl_F.masked_*` are defined below from verl's own bodies).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import torch
+
+# verl's signatures are kept as they are, positional arguments included
+# ruff: noqa: PLR0917
+
+# ------------------------------------------------- verl/utils/torch_functional.py@1dda039
+
+
+def masked_sum(values, mask, axis=None):
+    # verl/utils/torch_functional.py:290-291@1dda039
+    valid_values = torch.where(mask.bool(), values, 0.0)
+    return (valid_values * mask).sum(axis=axis)
+
+
+def masked_mean(values, mask, axis=None):
+    # verl/utils/torch_functional.py:294-308@1dda039
+    s = masked_sum(values, mask, axis)
+    return s / (mask.sum(axis=axis) + 1e-8)
+
+
+# ------------------------------------------------- verl/trainer/ppo/core_algos.py@1dda039
+
+
+def agg_loss(
+    loss_mat,
+    loss_mask,
+    loss_agg_mode,
+    dp_size=1,
+    batch_num_tokens=None,
+    global_batch_size=None,
+    loss_scale_factor=None,
+):
+    # verl/trainer/ppo/core_algos.py:1170-1206@1dda039
+    if loss_agg_mode == "token-mean":
+        if batch_num_tokens is None:
+            if dp_size > 1:
+                raise ValueError("(global) batch_num_tokens is required when dp_size > 1")
+            batch_num_tokens = loss_mask.sum()
+        loss = masked_sum(loss_mat, loss_mask) / batch_num_tokens * dp_size
+    elif loss_agg_mode == "token-sum":
+        loss = masked_sum(loss_mat, loss_mask) * dp_size
+    elif loss_agg_mode in ["seq-mean-token-sum", "seq-mean-token-sum-norm"]:
+        seq_losses = torch.sum(loss_mat * loss_mask, dim=-1)  # token-sum
+        seq_mask = (torch.sum(loss_mask, dim=-1) > 0).float()  # exclude fully masked sequences
+        if global_batch_size is None:
+            if dp_size > 1:
+                raise ValueError("global_batch_size is required when dp_size > 1")
+            global_batch_size = seq_mask.sum()
+        loss = masked_sum(seq_losses, seq_mask) / global_batch_size * dp_size  # seq-mean
+        if loss_agg_mode == "seq-mean-token-sum-norm":
+            if loss_scale_factor is None:
+                horizon = loss_mask.shape[-1]
+                loss_scale_factor = horizon
+            loss /= loss_scale_factor
+    elif loss_agg_mode == "seq-mean-token-mean":
+        seq_mask = torch.sum(loss_mask, dim=-1)  # per-sequence token count
+        seq_losses = torch.sum(loss_mat * loss_mask, dim=-1) / (seq_mask + 1e-8)  # token-mean
+        seq_mask = (seq_mask > 0).float()  # exclude fully masked sequences
+        if global_batch_size is None:
+            if dp_size > 1:
+                raise ValueError("global_batch_size is required when dp_size > 1")
+            global_batch_size = seq_mask.sum()
+        loss = masked_sum(seq_losses, seq_mask) / global_batch_size * dp_size  # seq-mean
+    else:
+        raise ValueError(f"Invalid loss_agg_mode: {loss_agg_mode}")
+    return loss
+
+
+def compute_policy_loss_vanilla(
+    old_log_prob,
+    log_prob,
+    advantages,
+    response_mask,
+    loss_agg_mode="token-mean",
+    clip_ratio_low=0.2,
+    clip_ratio_high=0.2,
+    clip_ratio_c=3.0,
+    global_batch_info=None,
+    rollout_is_weights=None,
+):
+    # verl/trainer/ppo/core_algos.py:1336-1376@1dda039 (config fields passed as arguments)
+    cliprange_low, cliprange_high = clip_ratio_low, clip_ratio_high
+    negative_approx_kl = log_prob - old_log_prob
+    negative_approx_kl = torch.clamp(negative_approx_kl, min=-20.0, max=20.0)
+    ratio = torch.exp(negative_approx_kl)
+    ppo_kl = masked_mean(-negative_approx_kl, response_mask)
+
+    pg_losses1 = -advantages * ratio
+    pg_losses2 = -advantages * torch.clamp(ratio, 1 - cliprange_low, 1 + cliprange_high)
+    clip_pg_losses1 = torch.maximum(pg_losses1, pg_losses2)
+    pg_clipfrac = masked_mean(torch.gt(pg_losses2, pg_losses1).float(), response_mask)
+
+    pg_losses3 = -advantages * clip_ratio_c
+    clip_pg_losses2 = torch.min(pg_losses3, clip_pg_losses1)
+    pg_clipfrac_lower = masked_mean(
+        torch.gt(clip_pg_losses1, pg_losses3) * (advantages < 0).float(), response_mask
+    )
+
+    pg_losses = torch.where(advantages < 0, clip_pg_losses2, clip_pg_losses1)
+    if rollout_is_weights is not None:
+        pg_losses = pg_losses * rollout_is_weights
+
+    pg_loss = agg_loss(
+        loss_mat=pg_losses, loss_mask=response_mask, loss_agg_mode=loss_agg_mode, **(global_batch_info or {})
+    )
+    pg_metrics = {
+        "actor/pg_clipfrac": pg_clipfrac.detach().item(),
+        "actor/ppo_kl": ppo_kl.detach().item(),
+        "actor/pg_clipfrac_lower": pg_clipfrac_lower.detach().item(),
+    }
+    return pg_loss, pg_metrics
+
+
+def kl_penalty_forward(logprob, ref_logprob, kl_penalty):
+    # verl/trainer/ppo/core_algos.py:2227-2250@1dda039
+    if kl_penalty in ("kl", "k1"):
+        return logprob - ref_logprob
+    if kl_penalty == "abs":
+        return (logprob - ref_logprob).abs()
+    if kl_penalty in ("mse", "k2"):
+        return 0.5 * (logprob - ref_logprob).square()
+    if kl_penalty in ("low_var_kl", "k3"):
+        kl = ref_logprob - logprob
+        kl = torch.clamp(kl, min=-20, max=20)
+        ratio = torch.exp(kl)
+        kld = (ratio - kl - 1).contiguous()
+        return torch.clamp(kld, min=-10, max=10)
+    raise NotImplementedError
+
+
+def kl_penalty(logprob, ref_logprob, kl_penalty):
+    # verl/trainer/ppo/core_algos.py:2200-2212@1dda039
+    base_kl_penalty = kl_penalty[:-1] if kl_penalty.endswith("+") else kl_penalty
+    forward_score = kl_penalty_forward(logprob, ref_logprob, base_kl_penalty)
+    if not kl_penalty.endswith("+") or kl_penalty in ("mse", "k2"):
+        return forward_score
+    backward_score = 0.5 * (logprob - ref_logprob).square()
+    return backward_score - backward_score.detach() + forward_score.detach()
+
+
+def compute_value_loss(vpreds, returns, values, response_mask, cliprange_value, loss_agg_mode, **global_info):
+    # verl/trainer/ppo/core_algos.py:2170-2184@1dda039
+    vpredclipped = torch.clamp(
+        vpreds, values - cliprange_value, values + cliprange_value
+    )  # verl_F.clip_by_value
+    vf_losses1 = (vpreds - returns) ** 2
+    vf_losses2 = (vpredclipped - returns) ** 2
+    clipped_vf_losses = torch.max(vf_losses1, vf_losses2)
+    vf_loss = 0.5 * agg_loss(
+        loss_mat=clipped_vf_losses, loss_mask=response_mask, loss_agg_mode=loss_agg_mode, **global_info
+    )
+    vf_clipfrac = masked_mean(torch.gt(vf_losses2, vf_losses1).float(), response_mask)
+    return vf_loss, vf_clipfrac
+
+
+# ------------------------------------------------- verl/utils/metric/utils.py@1dda039
+
+
+def reduce_metrics(metrics):
+    # verl/utils/metric/utils.py:49-57@1dda039 (Metric instances left out)
+    for key, val in metrics.items():
+        if "max" in key:
+            metrics[key] = np.max(val)
+        elif "min" in key:
+            metrics[key] = np.min(val)
+        else:
+            metrics[key] = np.mean(val)
+    return metrics
+
+
+def aggregate_dp(value_lists, aggregation):
+    # verl/utils/metric/utils.py:139-156@1dda039 (Metric.aggregate_dp on the value lists)
+    value_arrays = np.array(value_lists)  # [num_dp, num_grad_accumulation]
+    if aggregation == "sum":
+        return np.sum(np.mean(value_arrays, axis=0))
+    return np.mean(np.mean(value_arrays, axis=0))
+
+
+# ------------------------------------------------- verl/trainer/ppo/ray_trainer.py@1dda039
+
+
+def apply_kl_penalty_metric(old_log_probs, ref_log_prob, response_mask, kl_penalty_name):
+    # verl/trainer/ppo/ray_trainer.py:100-109@1dda039
+    kld = kl_penalty(old_log_probs, ref_log_prob, kl_penalty=kl_penalty_name)
+    kld = kld * response_mask
+    current_kl = masked_mean(kld, mask=response_mask, axis=-1)  # average over sequence
+    return torch.mean(current_kl, dim=0).item()
+
+
+# ------------------------------------------------- verl/workers/actor/dp_actor.py@bec9ef7
+
+
+def legacy_dp_actor_loop(micro_batch_losses_per_step, gradient_accumulation):
+    """verl/workers/actor/dp_actor.py:552-555,585,669@bec9ef7: the accumulator of `actor/pg_loss`."""
+    metrics = {"actor/pg_loss": 0.0}
+    loss_scale_factor = 1 / gradient_accumulation
+    for step in micro_batch_losses_per_step:  # every (epoch, mini-batch)
+        for pg_loss in step:  # every micro-batch
+            metrics["actor/pg_loss"] += pg_loss * loss_scale_factor
+    return metrics["actor/pg_loss"]
+
+
+# ------------------------------------------------- verl/trainer/ppo/metric_utils.py@1dda039
+
+
+def bootstrap_metric(data, subset_size, reduce_fns, n_bootstrap=1000, seed=42):
+    # verl/trainer/ppo/metric_utils.py:835-857@1dda039
+    np.random.seed(seed)
+    data_np = np.array(data, dtype=object)
+    n_data = len(data_np)
+    bootstrap_idxs = np.random.choice(n_data, size=(n_bootstrap, subset_size), replace=True)
+    n_fns = len(reduce_fns)
+    metric_results = np.empty((n_fns, n_bootstrap), dtype=np.float64)
+    for fn_idx, reduce_fn in enumerate(reduce_fns):
+        for boot_idx in range(n_bootstrap):
+            sample = data_np[bootstrap_idxs[boot_idx]]
+            metric_results[fn_idx, boot_idx] = reduce_fn(sample)
+    return [(float(np.mean(metric_results[i])), float(np.std(metric_results[i]))) for i in range(n_fns)]
+
+
+def calc_maj_val(data, vote_key, val_key):
+    # verl/trainer/ppo/metric_utils.py:884-893@1dda039
+    vote2vals = defaultdict(list)
+    for d in data:
+        vote2vals[d[vote_key]].append(d[val_key])
+    vote2cnt = {k: len(v) for k, v in vote2vals.items()}
+    maj_vote = max(vote2cnt, key=vote2cnt.get)
+    return vote2vals[maj_vote][0]
