@@ -239,3 +239,76 @@ def calc_maj_val(data, vote_key, val_key):
     vote2cnt = {k: len(v) for k, v in vote2vals.items()}
     maj_vote = max(vote2cnt, key=vote2cnt.get)
     return vote2vals[maj_vote][0]
+
+
+def compute_data_metrics(
+    token_level_scores, token_level_rewards, advantages, returns, response_mask, response_length, values=None
+):
+    # verl/trainer/ppo/metric_utils.py:453-571@1dda039 (scores, rewards, advantages, returns, values)
+    sequence_score = token_level_scores.sum(-1)
+    sequence_reward = token_level_rewards.sum(-1)
+    response_mask = response_mask.bool()
+    aborted_mask = (response_length == 0).bool()
+    non_aborted_mask = ~aborted_mask
+    non_aborted_sequence_score = sequence_score[non_aborted_mask]
+    non_aborted_sequence_reward = sequence_reward[non_aborted_mask]
+    score_mean = torch.mean(non_aborted_sequence_score).detach().item()
+    score_max = torch.max(non_aborted_sequence_score).detach().item()
+    score_min = torch.min(non_aborted_sequence_score).detach().item()
+    reward_mean = torch.mean(non_aborted_sequence_reward).detach().item()
+    reward_max = torch.max(non_aborted_sequence_reward).detach().item()
+    reward_min = torch.min(non_aborted_sequence_reward).detach().item()
+    valid_adv = torch.masked_select(advantages, response_mask)
+    valid_returns = torch.masked_select(returns, response_mask)
+    metrics = {
+        "critic/score/mean": score_mean,
+        "critic/score/max": score_max,
+        "critic/score/min": score_min,
+        "critic/rewards/mean": reward_mean,
+        "critic/rewards/max": reward_max,
+        "critic/rewards/min": reward_min,
+        "critic/advantages/mean": torch.mean(valid_adv).detach().item(),
+        "critic/advantages/max": torch.max(valid_adv).detach().item(),
+        "critic/advantages/min": torch.min(valid_adv).detach().item(),
+        "critic/returns/mean": torch.mean(valid_returns).detach().item(),
+        "critic/returns/max": torch.max(valid_returns).detach().item(),
+        "critic/returns/min": torch.min(valid_returns).detach().item(),
+    }
+    if values is not None:
+        valid_values = torch.masked_select(values, response_mask)
+        return_diff_var = torch.var(valid_returns - valid_values)
+        return_var = torch.var(valid_returns)
+        metrics["critic/values/mean"] = torch.mean(valid_values).detach().item()
+        metrics["critic/values/max"] = torch.max(valid_values).detach().item()
+        metrics["critic/values/min"] = torch.min(valid_values).detach().item()
+        metrics["critic/vf_explained_var"] = (1.0 - return_diff_var / (return_var + 1e-5)).detach().item()
+    return metrics
+
+
+def compute_length_metrics(response_length, prompt_length, max_response_length, max_prompt_length):
+    # verl/trainer/ppo/metric_utils.py:468-470,511-526,573-593@1dda039
+    aborted_mask = (response_length == 0).bool()
+    non_aborted_mask = ~aborted_mask
+    aborted_ratio = torch.mean(aborted_mask.float()).detach().item()
+    non_aborted_response_length = response_length[non_aborted_mask]
+    return {
+        "response_length/mean": torch.mean(response_length).detach().item(),
+        "response_length/max": torch.max(response_length).detach().item(),
+        "response_length/min": torch.min(response_length).detach().item(),
+        "response_length/clip_ratio": torch.mean(torch.eq(response_length, max_response_length).float())
+        .detach()
+        .item(),
+        "response_length_non_aborted/mean": torch.mean(non_aborted_response_length).detach().item(),
+        "response_length_non_aborted/max": torch.max(non_aborted_response_length).detach().item(),
+        "response_length_non_aborted/min": torch.min(non_aborted_response_length).detach().item(),
+        "response_length_non_aborted/clip_ratio": (
+            torch.mean(torch.eq(non_aborted_response_length, max_response_length).float()).detach().item()
+        ),
+        "response/aborted_ratio": aborted_ratio,
+        "prompt_length/mean": torch.mean(prompt_length).detach().item(),
+        "prompt_length/max": torch.max(prompt_length).detach().item(),
+        "prompt_length/min": torch.min(prompt_length).detach().item(),
+        "prompt_length/clip_ratio": torch.mean(torch.eq(prompt_length, max_prompt_length).float())
+        .detach()
+        .item(),
+    }
