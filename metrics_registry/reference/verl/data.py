@@ -63,33 +63,35 @@ def length_metrics(
     }
 
 
-def global_seqlen_metrics(
-    seq_lengths: Sequence[int], partitions: Sequence[Sequence[int]]
-) -> dict[str, float]:
+def global_seqlen_metrics(seq_lengths: Sequence[int], assignment: Sequence[int]) -> dict[str, float]:
     r"""`global_seqlen/*`: summed sequence lengths per data-parallel rank before and after balancing.
 
     `min`, `max`, `minmax_diff` and `mean` cut the batch in its original
-    order into `len(partitions)` equal contiguous chunks; `balanced_min` and
-    `balanced_max` sum the lengths of each partition the balancer chose.
+    order into as many equal contiguous chunks as there are ranks;
+    `balanced_min` and `balanced_max` sum the lengths of the samples the
+    balancer gave each rank.
 
     Args:
         seq_lengths: prompt + response tokens of each sample, in batch order.
-        partitions: the row indices each rank receives after balancing.
+        assignment: the rank the balancer gave each sample (verl's `partitions`, one
+            index per sample; ranks are `0 .. max(assignment)`).
 
     Returns:
         A dict keyed by the logged names.
     """
-    lengths = [int(value) for value in seq_lengths]
-    chunk = len(lengths) // len(partitions)
+    lengths = [int(value) for value in torch.as_tensor(seq_lengths).tolist()]
+    ranks = [int(value) for value in torch.as_tensor(assignment).tolist()]
+    k = max(ranks) + 1
+    chunk = len(lengths) // k
     before = [sum(lengths[start : start + chunk]) for start in range(0, len(lengths), chunk)]
-    after = [sum(lengths[i] for i in part) for part in partitions]
+    after = [sum(length for length, rank in zip(lengths, ranks, strict=True) if rank == r) for r in range(k)]
     return {
         "global_seqlen/min": float(min(before)),
         "global_seqlen/max": float(max(before)),
         "global_seqlen/minmax_diff": float(max(before) - min(before)),
         "global_seqlen/balanced_min": float(min(after)),
         "global_seqlen/balanced_max": float(max(after)),
-        "global_seqlen/mean": sum(before) / len(partitions),
+        "global_seqlen/mean": sum(before) / k,
     }
 
 

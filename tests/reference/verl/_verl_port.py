@@ -312,3 +312,66 @@ def compute_length_metrics(response_length, prompt_length, max_response_length, 
         .detach()
         .item(),
     }
+
+
+def log_seqlen_unbalance(seqlen_list, partitions, prefix):
+    # verl/utils/seqlen_balancing.py:270-302@1dda039
+    k_partition = len(partitions)
+    batch_size = len(seqlen_list) // k_partition
+    min_sum_seqlen = None
+    max_sum_seqlen = None
+    total_sum_seqlen = 0
+    for offset in range(0, len(seqlen_list), batch_size):
+        cur_sum_seqlen = sum(seqlen_list[offset : offset + batch_size])
+        if min_sum_seqlen is None or cur_sum_seqlen < min_sum_seqlen:
+            min_sum_seqlen = cur_sum_seqlen
+        if max_sum_seqlen is None or cur_sum_seqlen > max_sum_seqlen:
+            max_sum_seqlen = cur_sum_seqlen
+        total_sum_seqlen += cur_sum_seqlen
+    balanced_sum_seqlen_list = []
+    for partition in partitions:
+        cur_sum_seqlen_balanced = sum([seqlen_list[i] for i in partition])
+        balanced_sum_seqlen_list.append(cur_sum_seqlen_balanced)
+    min_sum_seqlen_balanced = min(balanced_sum_seqlen_list)
+    max_sum_seqlen_balanced = max(balanced_sum_seqlen_list)
+    return {
+        f"{prefix}/min": min_sum_seqlen,
+        f"{prefix}/max": max_sum_seqlen,
+        f"{prefix}/minmax_diff": max_sum_seqlen - min_sum_seqlen,
+        f"{prefix}/balanced_min": min_sum_seqlen_balanced,
+        f"{prefix}/balanced_max": max_sum_seqlen_balanced,
+        f"{prefix}/mean": total_sum_seqlen / len(partitions),
+    }
+
+
+def compute_timing_metrics(prompt_length, response_length, timing_raw):
+    # verl/trainer/ppo/metric_utils.py:635-652@1dda039
+    num_prompt_tokens = torch.sum(prompt_length).item()
+    num_response_tokens = torch.sum(response_length).item()
+    num_overall_tokens = num_prompt_tokens + num_response_tokens
+    num_tokens_of_section = {
+        "gen": num_response_tokens,
+        **{name: num_overall_tokens for name in ["ref", "values", "adv", "update_critic", "update_actor"]},  # noqa: C420
+    }
+    return {
+        **{f"timing_s/{name}": value for name, value in timing_raw.items()},
+        **{
+            f"timing_per_token_ms/{name}": (
+                timing_raw[name] * 1000 / num_tokens_of_section[name]
+                if num_tokens_of_section[name] > 0
+                else 0.0
+            )
+            for name in set(num_tokens_of_section.keys()) & set(timing_raw.keys())
+        },
+    }
+
+
+def compute_throughout_metrics(global_token_num, timing_raw, n_gpus):
+    # verl/trainer/ppo/metric_utils.py:679-688@1dda039
+    total_num_tokens = sum(global_token_num)
+    time = timing_raw["step"]
+    return {
+        "perf/total_num_tokens": total_num_tokens,
+        "perf/time_per_step": time,
+        "perf/throughput": total_num_tokens / (time * n_gpus),
+    }

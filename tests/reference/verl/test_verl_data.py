@@ -39,3 +39,28 @@ def test_all_aborted_gives_nan_for_the_non_aborted_statistics() -> None:
     out = data.length_metrics(torch.zeros(3), torch.ones(3), response_width=4, prompt_width=1)
     assert math.isnan(out["response_length_non_aborted/mean"])
     assert out["response/aborted_ratio"] == 1.0
+
+
+def test_global_seqlen_matches_verl() -> None:
+    lengths = [10, 200, 30, 40, 500, 60]
+    partitions = [[1, 0], [4], [2, 3, 5]]
+    ours = data.global_seqlen_metrics(lengths, assignment=[0, 0, 2, 2, 1, 2])
+    assert ours == pytest.approx(port.log_seqlen_unbalance(lengths, partitions, "global_seqlen"))
+    assert ours["global_seqlen/minmax_diff"] == 560 - 70  # chunks (10+200, 30+40, 500+60) before balancing
+    assert (ours["global_seqlen/balanced_min"], ours["global_seqlen/balanced_max"]) == (130, 500)
+
+
+def test_timing_per_token_matches_verl() -> None:
+    response = torch.tensor([100.0, 300.0])
+    prompt = torch.tensor([50.0, 50.0])
+    timing = {"gen": 2.0, "update_actor": 5.0, "step": 9.0, "testing": 1.0}
+    theirs = port.compute_timing_metrics(prompt, response, timing)
+    ours = data.timing_per_token_ms(timing, response, prompt)
+    assert ours == pytest.approx({k: v for k, v in theirs.items() if k.startswith("timing_per_token_ms/")})
+    assert ours["timing_per_token_ms/gen"] == pytest.approx(5.0)  # 2 s over 400 response tokens, not 500
+
+
+def test_throughput_matches_verl() -> None:
+    tokens = [150, 350, 500]
+    ours = data.throughput_metrics(tokens, time_per_step=10.0, n_gpus=4)
+    assert ours == pytest.approx(port.compute_throughout_metrics(tokens, {"step": 10.0}, 4))
