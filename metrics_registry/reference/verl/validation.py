@@ -48,14 +48,21 @@ def _majority(sample: np.ndarray) -> float:
     return votes[winner][0]
 
 
+def _plain(items: torch.Tensor | Sequence) -> list:
+    """Tensors (integer ids in worked examples) as Python values, so that they can be dict keys."""
+    return items.tolist() if isinstance(items, torch.Tensor) else list(items)
+
+
 def validation_metrics(
-    values: torch.Tensor | Sequence[float], uids: Sequence[str], preds: Sequence[str] | None = None
+    values: torch.Tensor | Sequence[float],
+    uids: torch.Tensor | Sequence[str],
+    preds: torch.Tensor | Sequence[str] | None = None,
 ) -> dict[str, float]:
     r"""The statistics verl logs as `val-core|val-aux/<data_source>/<variable>/<name>` for one variable.
 
     Args:
         values: one value per validation response (e.g. `reward`, the sum of its token scores).
-        uids: the prompt id of each response.
+        uids: the prompt id of each response (strings or integers).
         preds: optional majority-vote answers (`pred` returned by the reward function).
 
     Returns:
@@ -63,6 +70,8 @@ def validation_metrics(
         each averaged over prompts.
     """
     items = [float(v) for v in torch.as_tensor(values, dtype=torch.float64).tolist()]
+    uids = _plain(uids)
+    preds = None if preds is None else _plain(preds)
     groups: dict[str, list[int]] = defaultdict(list)
     for index, uid in enumerate(uids):
         groups[uid].append(index)
