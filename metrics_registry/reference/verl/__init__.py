@@ -3,7 +3,9 @@
 | module | what it holds |
 | --- | --- |
 | `aggregation` | `agg_loss`, the data-parallel and micro-batch aggregation, the per-step reduction |
-| `actor` | `actor/*`: policy loss, clip fractions, `ppo_kl`, entropies, KL loss, in-reward KL |
+| `actor` | `actor/*`: policy loss, clip fractions, `ppo_kl`, entropies, KL loss |
+| `reward_kl` | `actor/reward_kl_penalty*`: the in-reward KL and its coefficient |
+| `legacy` | the legacy `dp_actor` loss accumulator (bugs #4711, #5766) |
 | `critic` | `critic/*`: value loss terms, score/reward/advantage/return/value statistics |
 | `data` | lengths, `global_seqlen/*`, per-token timings, throughput |
 | `rollout_corr` | `rollout_corr/*` off-policy diagnostics |
@@ -18,11 +20,8 @@ from metrics_registry.reference.verl.actor import (
     grad_norm_mean,
     kl_loss,
     kl_penalty,
-    legacy_dp_actor_pg_loss,
     old_policy_entropy,
     policy_metrics,
-    reward_kl_penalty,
-    reward_kl_penalty_coefs,
     total_loss,
     update_entropy,
     verl_masked_mean,
@@ -41,7 +40,13 @@ from metrics_registry.reference.verl.data import (
     throughput_metrics,
     timing_per_token_ms,
 )
-from metrics_registry.reference.verl.rollout_corr import offpolicy_metrics
+from metrics_registry.reference.verl.legacy import legacy_dp_actor_pg_loss
+from metrics_registry.reference.verl.reward_kl import reward_kl_penalty, reward_kl_penalty_coefs
+from metrics_registry.reference.verl.rollout_corr import (
+    importance_weight_metrics,
+    offpolicy_metrics,
+    rollout_probs_diff_metrics,
+)
 from metrics_registry.reference.verl.validation import validation_metrics
 
 __all__ = [
@@ -50,6 +55,7 @@ __all__ = [
     "data_metrics",
     "global_seqlen_metrics",
     "grad_norm_mean",
+    "importance_weight_metrics",
     "kl_loss",
     "kl_penalty",
     "legacy_dp_actor_pg_loss",
@@ -62,6 +68,7 @@ __all__ = [
     "reduce_metrics",
     "reward_kl_penalty",
     "reward_kl_penalty_coefs",
+    "rollout_probs_diff_metrics",
     "throughput_metrics",
     "timing_per_token_ms",
     "total_loss",

@@ -33,11 +33,8 @@ __all__ = [
     "grad_norm_mean",
     "kl_loss",
     "kl_penalty",
-    "legacy_dp_actor_pg_loss",
     "old_policy_entropy",
     "policy_metrics",
-    "reward_kl_penalty",
-    "reward_kl_penalty_coefs",
     "total_loss",
     "update_entropy",
     "verl_masked_mean",
@@ -325,89 +322,6 @@ def old_policy_entropy(
         The logged value.
     """
     return float(agg_loss(entropy, response_mask, loss_agg_mode, loss_scale_factor=loss_scale_factor))
-
-
-def reward_kl_penalty(
-    old_log_probs: torch.Tensor,
-    ref_log_probs: torch.Tensor,
-    response_mask: torch.Tensor,
-    kl_penalty_type: str = "kl",
-) -> float:
-    r"""`actor/reward_kl_penalty`: mean over sequences of the per-sequence token mean of the in-reward KL.
-
-    $$
-    \mathrm{KL} = \frac1B\sum_b \frac{\sum_t m_{b,t}\,k_{b,t}}{\sum_t m_{b,t} + 10^{-8}},\quad
-    k = \text{kl\_penalty}(\log\pi_{\text{old}}, \log\pi_{\text{ref}})
-    $$
-
-    Args:
-        old_log_probs: `(B, T)` $\log\pi_{\text{old}}$ (not the updated policy).
-        ref_log_probs: `(B, T)` $\log\pi_{\text{ref}}$.
-        response_mask: `(B, T)`.
-        kl_penalty_type: `algorithm.kl_penalty` (default `kl`, k1: can be negative).
-
-    Returns:
-        The value `apply_kl_penalty` logs (`verl/trainer/ppo/ray_trainer.py:94-117@1dda039`).
-    """
-    mask = as_bool_mask(response_mask)
-    kld = kl_penalty(old_log_probs, ref_log_probs, kl_penalty_type) * mask
-    return float(verl_masked_mean(kld, mask, dim=-1).mean())
-
-
-def reward_kl_penalty_coefs(
-    kl_values: Sequence[float],
-    kl_coef: float = 0.001,
-    target_kl: float | None = None,
-    horizon: float = 10000.0,
-    batch_size: int = 1,
-) -> list[float]:
-    r"""`actor/reward_kl_penalty_coeff` of each step: $\beta$ *before* that step's adaptive update.
-
-    Adaptive rule (`core_algos.py:164-174@1dda039`):
-    $\beta \leftarrow \beta\,(1 + \operatorname{clip}(\mathrm{KL}/\mathrm{target} - 1, \pm 0.2)\,B/H)$
-    with $H$ the horizon;
-    with `target_kl=None` the controller is fixed.
-
-    Args:
-        kl_values: `actor/reward_kl_penalty` of the successive steps.
-        kl_coef: `algorithm.kl_ctrl.kl_coef`.
-        target_kl: `algorithm.kl_ctrl.target_kl` (adaptive controller), or `None` (fixed).
-        horizon: `algorithm.kl_ctrl.horizon`.
-        batch_size: sequences per step (`n_steps` of the update).
-
-    Returns:
-        The logged coefficient of each step.
-    """
-    beta = kl_coef
-    logged = []
-    for current in kl_values:
-        logged.append(beta)
-        if target_kl is not None:
-            error = min(max(current / target_kl - 1, -0.2), 0.2)
-            beta *= 1 + error * batch_size / horizon
-    return logged
-
-
-def legacy_dp_actor_pg_loss(
-    pg_losses: Sequence[Sequence[float]],
-    loss_scale_factor: float,
-) -> float:
-    r"""Legacy `dp_actor` `actor/pg_loss` of v0.7.0 and v0.7.1 (bug #5766): a sum over every optimizer step.
-
-    `metrics["actor/pg_loss"] += pg_loss * loss_scale_factor` runs over all
-    micro-batches of all mini-batches and epochs
-    (`verl/workers/actor/dp_actor.py:552-555,669@bec9ef7`), so the value is
-    $\sum_{\text{steps}} \text{mean of micro-batch losses}$: inflated by the
-    number of mini-batches times `ppo_epochs`.
-
-    Args:
-        pg_losses: `pg_losses[s][k]`, local loss of micro-batch `k` in optimizer step `s` on one rank.
-        loss_scale_factor: `1 / gradient_accumulation` (micro-batches per mini-batch).
-
-    Returns:
-        The per-rank logged value (ranks are then averaged).
-    """
-    return float(sum(value * loss_scale_factor for step in pg_losses for value in step))
 
 
 def total_loss(

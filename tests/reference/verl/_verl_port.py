@@ -375,3 +375,174 @@ def compute_throughout_metrics(global_token_num, timing_raw, n_gpus):
         "perf/time_per_step": time,
         "perf/throughput": total_num_tokens / (time * n_gpus),
     }
+
+
+SAFETY_BOUND = 20.0
+
+
+def compute_offpolicy_metrics(old_log_prob, rollout_log_prob, response_mask):
+    # verl/trainer/ppo/rollout_corr_helper.py:942-1010@1dda039
+    metrics = {}
+    mean_log_prob_training = masked_mean(old_log_prob, response_mask, axis=-1)
+    training_ppl = torch.exp(-mean_log_prob_training).mean()
+    metrics["training_ppl"] = training_ppl.detach().item()
+    metrics["training_log_ppl"] = (-mean_log_prob_training).mean().detach().item()
+    metrics["kl"] = masked_mean(rollout_log_prob - old_log_prob, response_mask).detach().item()
+    log_ratio = old_log_prob - rollout_log_prob
+    k3_kl_matrix = torch.exp(log_ratio) - log_ratio - 1
+    metrics["k3_kl"] = masked_mean(k3_kl_matrix, response_mask).detach().item()
+    mean_log_prob_rollout = masked_mean(rollout_log_prob, response_mask, axis=-1)
+    rollout_ppl = torch.exp(-mean_log_prob_rollout).mean()
+    metrics["rollout_ppl"] = rollout_ppl.detach().item()
+    metrics["rollout_log_ppl"] = (-mean_log_prob_rollout).mean().detach().item()
+    log_ppl_diff = mean_log_prob_rollout - mean_log_prob_training
+    metrics["log_ppl_diff"] = log_ppl_diff.mean().detach().item()
+    metrics["log_ppl_abs_diff"] = log_ppl_diff.abs().mean().detach().item()
+    metrics["log_ppl_diff_max"] = log_ppl_diff.max().detach().item()
+    metrics["log_ppl_diff_min"] = log_ppl_diff.min().detach().item()
+    ppl_ratio = torch.exp(log_ppl_diff).mean()
+    metrics["ppl_ratio"] = ppl_ratio.detach().item()
+    log_ratio_safe = torch.clamp(log_ratio, min=-SAFETY_BOUND, max=SAFETY_BOUND)
+    rho_token = torch.exp(log_ratio_safe)
+    rho_squared_token = rho_token.square()
+    chi2_token = masked_mean(rho_squared_token, response_mask) - 1.0
+    metrics["chi2_token"] = chi2_token.detach().item()
+    log_ratio_sum = masked_sum(log_ratio, response_mask, axis=-1)
+    log_ratio_sum_safe = torch.clamp(log_ratio_sum, min=-SAFETY_BOUND, max=SAFETY_BOUND)
+    rho_squared_seq = torch.exp(2.0 * log_ratio_sum_safe)
+    chi2_seq = rho_squared_seq.mean() - 1.0
+    metrics["chi2_seq"] = chi2_seq.detach().item()
+    return {f"rollout_corr/{k}": v for k, v in metrics.items()}
+
+
+def compute_rollout_correction_weights(log_ratio, response_mask, rollout_is, upper, lower, batch_normalize):
+    # verl/trainer/ppo/rollout_corr_helper.py:569-657@1dda039 (threshold already parsed, no torch.distributed)
+    use_icepop = lower is not None
+    if rollout_is == "token":
+        log_ratio_for_metrics = log_ratio
+        log_ratio_safe = torch.clamp(log_ratio, min=-SAFETY_BOUND, max=SAFETY_BOUND)
+        raw_rollout_is_weights = torch.exp(log_ratio_safe)
+    else:
+        log_ratio_sum = masked_sum(log_ratio, response_mask, axis=-1).unsqueeze(-1)
+        log_ratio_for_metrics = log_ratio_sum
+        log_ratio_sum_safe = torch.clamp(log_ratio_sum, min=-SAFETY_BOUND, max=SAFETY_BOUND)
+        raw_rollout_is_weights = torch.exp(log_ratio_sum_safe).expand_as(log_ratio)
+    raw_rollout_is_weights = raw_rollout_is_weights * response_mask
+    if not use_icepop:
+        rollout_is_weights = raw_rollout_is_weights.clamp(max=upper)
+    else:
+        token_kept_mask = (raw_rollout_is_weights >= lower) & (raw_rollout_is_weights <= upper)
+        rollout_is_weights = torch.where(
+            token_kept_mask, raw_rollout_is_weights, torch.zeros_like(raw_rollout_is_weights)
+        )
+    metrics = compute_is_metrics(
+        rollout_is_weights,
+        raw_rollout_is_weights,
+        log_ratio_for_metrics,
+        response_mask,
+        rollout_is,
+        upper,
+        lower,
+    )
+    if use_icepop:
+        oob_mask = (raw_rollout_is_weights < lower) | (raw_rollout_is_weights > upper)
+        metrics["rollout_is_oob_ratio"] = masked_mean(oob_mask.float(), response_mask).item()
+    if batch_normalize:
+        if rollout_is == "token":
+            weights_mean = masked_mean(rollout_is_weights, response_mask)
+        else:
+            seq_weights = masked_mean(rollout_is_weights, response_mask, axis=-1)
+            seq_mask = (response_mask.sum(dim=-1) > 0).to(dtype=rollout_is_weights.dtype)
+            weights_mean = (seq_weights * seq_mask).sum() / seq_mask.sum().clamp_min(1e-8)
+        metrics["rollout_is_batch_norm_factor"] = weights_mean.item() if weights_mean > 1e-8 else 1.0
+    return {f"rollout_corr/{k}": v for k, v in metrics.items()}
+
+
+def compute_is_metrics(
+    rollout_is_weights,
+    raw_rollout_is_weights,
+    log_ratio_for_metrics,
+    response_mask,
+    rollout_is,
+    rollout_is_threshold,
+    rollout_is_threshold_lower=None,
+):
+    # verl/trainer/ppo/rollout_corr_helper.py:692-783@1dda039
+    metrics = {}
+    device = rollout_is_weights.device
+    rollout_is_threshold_lower = (
+        1.0 / rollout_is_threshold if rollout_is_threshold_lower is None else rollout_is_threshold_lower
+    )
+    log_threshold_upper = torch.log(torch.tensor(rollout_is_threshold, device=device))
+    log_threshold_lower = torch.log(torch.tensor(rollout_is_threshold_lower, device=device))
+    if rollout_is == "sequence":
+        log_max = log_ratio_for_metrics.max()
+        log_min = log_ratio_for_metrics.min()
+        metrics["rollout_is_max"] = torch.exp(torch.clamp(log_max, max=SAFETY_BOUND)).item()
+        metrics["rollout_is_min"] = torch.exp(log_min).item()
+        metrics["rollout_is_mean"] = masked_mean(rollout_is_weights, response_mask).item()
+        exceeds_upper = log_ratio_for_metrics > log_threshold_upper
+        below_lower = log_ratio_for_metrics < log_threshold_lower
+        metrics["rollout_is_ratio_fraction_high"] = exceeds_upper.float().mean().item()
+        metrics["rollout_is_ratio_fraction_low"] = below_lower.float().mean().item()
+    else:
+        metrics["rollout_is_mean"] = masked_mean(rollout_is_weights, response_mask).item()
+        rollout_is_above_threshold = raw_rollout_is_weights > rollout_is_threshold
+        rollout_is_below_threshold = raw_rollout_is_weights < rollout_is_threshold_lower
+        metrics["rollout_is_ratio_fraction_high"] = masked_mean(
+            rollout_is_above_threshold.float(), response_mask
+        ).item()
+        metrics["rollout_is_ratio_fraction_low"] = masked_mean(
+            rollout_is_below_threshold.float(), response_mask
+        ).item()
+        mask_bool = response_mask.bool()
+        metrics["rollout_is_max"] = rollout_is_weights.masked_fill(~mask_bool, float("-inf")).max().item()
+        metrics["rollout_is_min"] = rollout_is_weights.masked_fill(~mask_bool, float("inf")).min().item()
+    mask_count = response_mask.sum()
+    if mask_count > 1:
+        weights_for_std = rollout_is_weights.clamp(min=0.0, max=rollout_is_threshold)
+        mean_clamped = masked_mean(weights_for_std, response_mask)
+        rollout_is_var = masked_mean(weights_for_std.square(), response_mask) - mean_clamped.square()
+        metrics["rollout_is_std"] = torch.sqrt(torch.clamp(rollout_is_var, min=0.0)).item()
+    else:
+        metrics["rollout_is_std"] = 0.0
+    weights_for_ess = rollout_is_weights.clamp(min=0.0, max=rollout_is_threshold)
+    mean_for_ess = masked_mean(weights_for_ess, response_mask)
+    is_weights_normalized = weights_for_ess / (mean_for_ess + 1e-8)
+    metrics["rollout_is_eff_sample_size"] = (
+        1.0 / masked_mean(is_weights_normalized.square(), response_mask).item()
+    )
+    if rollout_is_weights.dim() > 1:
+        seq_mean_weights = masked_mean(rollout_is_weights, response_mask, axis=-1)
+        metrics["rollout_is_seq_mean"] = seq_mean_weights.mean().item()
+        metrics["rollout_is_seq_std"] = seq_mean_weights.std().item() if seq_mean_weights.numel() > 1 else 0.0
+        metrics["rollout_is_seq_max"] = seq_mean_weights.max().item()
+        metrics["rollout_is_seq_min"] = seq_mean_weights.min().item()
+        seq_deviation = (seq_mean_weights - 1.0).abs()
+        metrics["rollout_is_seq_max_deviation"] = seq_deviation.max().item()
+        raw_seq_mean_weights = masked_mean(raw_rollout_is_weights, response_mask, axis=-1)
+        metrics["rollout_is_seq_fraction_high"] = (
+            (raw_seq_mean_weights > rollout_is_threshold).float().mean().item()
+        )
+        metrics["rollout_is_seq_fraction_low"] = (
+            (raw_seq_mean_weights < rollout_is_threshold_lower).float().mean().item()
+        )
+    return metrics
+
+
+def calculate_debug_metrics(old_log_probs, rollout_log_probs, response_mask):
+    # verl/utils/debug/metrics.py:52-60,98-121@1dda039
+    actor_probs = torch.exp(old_log_probs)
+    rollout_probs = torch.exp(rollout_log_probs)
+    response_mask_bool = response_mask.bool()
+    mt1 = torch.masked_select(actor_probs, response_mask_bool)
+    mt2 = torch.masked_select(rollout_probs, response_mask_bool)
+    pearson_corrcoef = torch.corrcoef(torch.stack([mt1, mt2], dim=0))[0][1].detach().item()
+    rollout_probs_diff = torch.masked_select(torch.abs(actor_probs - rollout_probs), response_mask_bool)
+    return {
+        "training/rollout_probs_diff_valid": 1,
+        "training/rollout_probs_diff_max": torch.max(rollout_probs_diff).detach().item(),
+        "training/rollout_probs_diff_mean": torch.mean(rollout_probs_diff).detach().item(),
+        "training/rollout_probs_diff_std": torch.std(rollout_probs_diff).detach().item(),
+        "training/rollout_actor_probs_pearson_corr": pearson_corrcoef,
+    }

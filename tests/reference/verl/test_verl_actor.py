@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from metrics_registry.reference.verl import actor, aggregation
+from metrics_registry.reference.verl import actor, aggregation, legacy, reward_kl
 
 MODES = ["token-mean", "token-sum", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"]
 
@@ -201,22 +201,26 @@ def test_old_policy_entropy_depends_on_loss_agg_mode() -> None:
 @pytest.mark.parametrize("kl_type", ["kl", "low_var_kl", "mse"])
 def test_reward_kl_penalty_matches_verl(kl_type: str) -> None:
     b = _batch(seed=8)
-    ours = actor.reward_kl_penalty(b["old_log_probs"], b["ref"], b["response_mask"], kl_penalty_type=kl_type)
+    ours = reward_kl.reward_kl_penalty(
+        b["old_log_probs"], b["ref"], b["response_mask"], kl_penalty_type=kl_type
+    )
     mask = b["response_mask"].to(torch.float64)
     theirs = port.apply_kl_penalty_metric(b["old_log_probs"], b["ref"], mask, kl_type)
     assert math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def test_reward_kl_coef_is_logged_before_the_adaptive_update() -> None:
-    coefs = actor.reward_kl_penalty_coefs([0.2, 0.0], kl_coef=0.1, target_kl=0.1, horizon=100, batch_size=10)
+    coefs = reward_kl.reward_kl_penalty_coefs(
+        [0.2, 0.0], kl_coef=0.1, target_kl=0.1, horizon=100, batch_size=10
+    )
     assert coefs == pytest.approx([0.1, 0.1 * (1 + 0.2 * 10 / 100)])
-    assert actor.reward_kl_penalty_coefs([5.0, 5.0], kl_coef=0.1) == [0.1, 0.1]
+    assert reward_kl.reward_kl_penalty_coefs([5.0, 5.0], kl_coef=0.1) == [0.1, 0.1]
 
 
 def test_legacy_dp_actor_pg_loss_is_inflated_by_the_number_of_optimizer_steps() -> None:
     """verl #5766: v0.7.x legacy dp_actor summed the mini-batch means over mini-batches and epochs."""
     steps = [[0.4, 0.2], [0.1, 0.3], [0.5, 0.5]]  # 3 optimizer steps, 2 micro-batches each
-    ours = actor.legacy_dp_actor_pg_loss(steps, loss_scale_factor=0.5)
+    ours = legacy.legacy_dp_actor_pg_loss(steps, loss_scale_factor=0.5)
     assert math.isclose(ours, port.legacy_dp_actor_loop(steps, gradient_accumulation=2))
     mean_of_steps = np.mean([np.mean(s) for s in steps])
     assert math.isclose(ours, 3 * mean_of_steps)
