@@ -221,6 +221,8 @@ __all__ = [
     "VERL_ROLLOUT_CORR_ROLLOUT_IS_STD",
     "VERL_ROLLOUT_CORR_ROLLOUT_LOG_PPL",
     "VERL_ROLLOUT_CORR_ROLLOUT_PPL",
+    "VERL_ROLLOUT_CORR_ROLLOUT_RS_MASKED_FRACTION",
+    "VERL_ROLLOUT_CORR_ROLLOUT_RS_SEQ_MASKED_FRACTION",
     "VERL_ROLLOUT_CORR_TRAINING_LOG_PPL",
     "VERL_ROLLOUT_CORR_TRAINING_PPL",
     "VERL_ROLLOUT_SPEC_ACCEPT_LENGTH",
@@ -1170,3 +1172,11 @@ VERL_ROLLOUT_SPEC_ACCEPT_RATE: Final = "rollout/spec_accept_rate"
 
 #: Mean over generation requests of one plus the accepted draft tokens per verification step.
 VERL_ROLLOUT_SPEC_ACCEPT_LENGTH: Final = "rollout/spec_accept_length"
+
+#: Fraction of the valid response tokens that rollout rejection sampling removed from the loss, all
+#: rollout_rs options together.
+VERL_ROLLOUT_CORR_ROLLOUT_RS_MASKED_FRACTION: Final = "rollout_corr/rollout_rs_masked_fraction"
+
+#: Fraction of the rows of the batch with at least one valid response token removed by rollout rejection
+#: sampling.
+VERL_ROLLOUT_CORR_ROLLOUT_RS_SEQ_MASKED_FRACTION: Final = "rollout_corr/rollout_rs_seq_masked_fraction"

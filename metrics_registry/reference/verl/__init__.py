@@ -45,6 +45,7 @@ from metrics_registry.reference.verl.reward_kl import reward_kl_penalty, reward_
 from metrics_registry.reference.verl.rollout_corr import (
     importance_weight_metrics,
     offpolicy_metrics,
+    rejection_masked_fractions,
     rollout_probs_diff_metrics,
 )
 from metrics_registry.reference.verl.validation import validation_metrics
@@ -66,6 +67,7 @@ __all__ = [
     "old_policy_entropy",
     "policy_metrics",
     "reduce_metrics",
+    "rejection_masked_fractions",
     "reward_kl_penalty",
     "reward_kl_penalty_coefs",
     "rollout_probs_diff_metrics",

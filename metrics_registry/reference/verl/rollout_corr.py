@@ -24,7 +24,12 @@ import torch
 from metrics_registry.reference.masked import as_bool_mask, as_float, masked_sum
 from metrics_registry.reference.verl.actor import verl_masked_mean
 
-__all__ = ["importance_weight_metrics", "offpolicy_metrics", "rollout_probs_diff_metrics"]
+__all__ = [
+    "importance_weight_metrics",
+    "offpolicy_metrics",
+    "rejection_masked_fractions",
+    "rollout_probs_diff_metrics",
+]
 
 _SAFETY_BOUND = 20.0
 
@@ -243,4 +248,28 @@ def rollout_probs_diff_metrics(
         "training/rollout_actor_probs_pearson_corr": float(
             torch.corrcoef(torch.stack([actor, rollout]))[0, 1]
         ),
+    }
+
+
+def rejection_masked_fractions(response_mask: torch.Tensor, keep_mask: torch.Tensor) -> dict[str, float]:
+    r"""`rollout_corr/rollout_rs_masked_fraction` and `rollout_rs_seq_masked_fraction` of rejection sampling.
+
+    Follows `compute_rollout_rejection_mask`
+    (`verl/trainer/ppo/rollout_corr_helper.py:406-410@1dda039`): the share of valid
+    tokens that every rejection option together removed, and the share of all rows
+    with at least one removed valid token.
+
+    Args:
+        response_mask: `(B, T)` valid tokens before rejection.
+        keep_mask: `(B, T)` the combined keep mask of all `rollout_rs` options.
+
+    Returns:
+        A dict with the two logged keys.
+    """
+    mask = as_bool_mask(response_mask)
+    keep = as_bool_mask(keep_mask)
+    rejected = ~keep & mask
+    return {
+        "rollout_corr/rollout_rs_masked_fraction": float(verl_masked_mean(rejected.double(), mask)),
+        "rollout_corr/rollout_rs_seq_masked_fraction": float(rejected.any(dim=-1).double().mean()),
     }

@@ -72,3 +72,16 @@ def test_log_ppl_diff_sign_is_training_minus_rollout() -> None:
     out = rollout_corr.offpolicy_metrics(old, rollout, torch.ones(1, 2, dtype=torch.bool))
     assert out["rollout_corr/log_ppl_diff"] == pytest.approx(1.0)
     assert out["rollout_corr/ppl_ratio"] == pytest.approx(math.e)
+
+
+def test_rejection_totals_match_verl() -> None:
+    response_mask = torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]], dtype=torch.float64)
+    final_mask = torch.tensor([[1, 0, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]], dtype=torch.float64)
+    # verl/trainer/ppo/rollout_corr_helper.py:407-410@1dda039
+    masked = port.masked_mean(1 - final_mask, response_mask).item()
+    final_keep_bool = (final_mask > 0.5) & response_mask.bool()
+    seq = (~final_keep_bool & response_mask.bool()).any(dim=-1).float().mean().item()
+    ours = rollout_corr.rejection_masked_fractions(response_mask, final_mask)
+    assert ours["rollout_corr/rollout_rs_masked_fraction"] == pytest.approx(masked)
+    assert ours["rollout_corr/rollout_rs_seq_masked_fraction"] == pytest.approx(seq)
+    assert ours["rollout_corr/rollout_rs_seq_masked_fraction"] == pytest.approx(1 / 3)  # all rows count
