@@ -96,6 +96,10 @@ def _pad_cat(tensors: list[Any]) -> Any:
     """Concatenate along the batch dimension, padding the other dimensions with zeros (masked out)."""
     import torch
 
+    if any(not isinstance(t, torch.Tensor) for t in tensors):
+        return tensors[-1]  # a list of tensors (gradients) is not batched
+    if any(t.dim() == 0 for t in tensors):
+        return torch.stack([t.reshape(()) for t in tensors])
     if all(t.shape[1:] == tensors[0].shape[1:] for t in tensors):
         return torch.cat(tensors)
     width = [max(t.shape[d] for t in tensors) for d in range(1, tensors[0].dim())]

@@ -7,7 +7,12 @@ from `step["rewards_per_func"]` `(N, F)` and `step["reward_weights"]` `(F,)`.
 `grad_norm` comes from `step["grads"]`, the gradients before clipping.
 
 Config values read: `beta`, `epsilon_low`, `epsilon_high`, `temperature`,
-`use_bias_correction_kl`, `num_generations`, `scale_rewards`, `loss_type`.
+`use_bias_correction_kl`, `num_generations`, `scale_rewards`, `loss_type`,
+`gradient_accumulation_steps`, `steps_per_generation`, `max_completion_length`,
+`pad_token_id`. `loss` is the sum over the step's micro-batches of what
+`compute_loss` returns (transformers adds them); `completions/*` are
+statistics of the generation batch (the step's micro-batches pooled, with
+`completion_ids` and `eos_token_ids` captured per micro-batch).
 """
 
 from __future__ import annotations
@@ -62,6 +67,49 @@ def _clip_exact(name: str) -> Any:
         )[name]
 
     return exact
+
+
+def _loss(tensors: T, config: T, variant: Variant) -> Any:
+    """What `compute_loss` returns for one micro-batch; transformers sums them over the optimizer step."""
+    from metrics_registry.reference.grpo.loss import policy_loss
+
+    eps_low = float(config_value(config, "epsilon_low", 0.2))
+    items = tensors.get("num_items_in_batch")
+    return policy_loss(
+        tensors["logprobs"],
+        _old(tensors),
+        tensors["advantages"],
+        tensors["mask"],
+        loss_type=str(config_value(config, "loss_type", "dapo")),  # type: ignore[arg-type]
+        epsilon_low=eps_low,
+        epsilon_high=float(config_value(config, "epsilon_high", eps_low)),
+        beta=float(config_value(config, "beta", 0.0)),
+        ref_logprobs=tensors.get("ref_logprobs"),
+        use_bias_correction_kl=bool(config_value(config, "use_bias_correction_kl", False)),
+        max_completion_length=config.get("max_completion_length"),  # type: ignore[arg-type]
+        num_items_in_batch=None if items is None else float(items),
+        gradient_accumulation_steps=int(config_value(config, "gradient_accumulation_steps", 1)),
+        steps_per_generation=config.get("steps_per_generation"),  # type: ignore[arg-type]
+    )["loss"]
+
+
+def _completions(name: str) -> Any:
+    def statistic(tensors: T, config: T, variant: Variant) -> Any:
+        """`completions/*` of the generation batch: lengths from the mask, truncation from the last token."""
+        import torch
+
+        from metrics_registry.reference.lengths import completion_length_stats, truncation_flags
+
+        mask = torch.as_tensor(tensors["mask"]) != 0
+        lengths = mask.sum(dim=-1)
+        ids = torch.as_tensor(tensors["completion_ids"])
+        last = ids.gather(-1, (lengths - 1).clamp(min=0).unsqueeze(-1)).squeeze(-1)
+        eos = [int(i) for i in torch.as_tensor(tensors["eos_token_ids"]).reshape(-1).unique()]
+        pad = config.get("pad_token_id")
+        truncated = truncation_flags(last, eos, None if pad is None else int(pad))  # type: ignore[arg-type]
+        return completion_length_stats(lengths, truncated)[name]
+
+    return statistic
 
 
 def _rewards(step: T) -> tuple[Any, Any]:
@@ -135,6 +183,16 @@ def metrics(capture: StepCapture) -> dict[str, Metric]:
         table[key] = Metric(
             key, f"{_REF}.clipping.clip_ratios", statistic=sequence_flag_extreme(side), side=side
         )
+    table["loss"] = Metric("loss", f"{_REF}.loss.policy_loss", statistic=_loss, across="sum")
+    for name in (
+        "mean_length", "min_length", "max_length", "clipped_ratio",
+        "mean_terminated_length", "min_terminated_length", "max_terminated_length",
+    ):  # fmt: skip
+        key = f"completions/{name}"
+        table[key] = Metric(
+            key, "metrics_registry.reference.lengths.completion_length_stats", statistic=_completions(name),
+            across="pooled",
+        )  # fmt: skip
     for index, function in enumerate(capture.reward_names):
         for which in ("mean", "std"):
             key = f"rewards/{function}/{which}"
