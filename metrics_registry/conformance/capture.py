@@ -71,12 +71,15 @@ class Layout:
 
     def counts(self, micro_batches: int) -> dict[str, int]:
         """Every count a wrong reduction could multiply or divide by, named, with the products of pairs."""
+        from metrics_registry.conformance.marks import N_
+
+        # the English names are translated when a result is shown (Result.line)
         single = {
-            "micro-batches": micro_batches,
-            "mini-batches": self.mini_batches,
-            "epochs": self.epochs,
-            "gradient accumulation steps": self.grad_accum,
-            "world size": self.world_size,
+            N_("micro-batches"): micro_batches,
+            N_("mini-batches"): self.mini_batches,
+            N_("epochs"): self.epochs,
+            N_("gradient accumulation steps"): self.grad_accum,
+            N_("processes"): self.world_size,
             **self.others,
         }
         single = {name: count for name, count in single.items() if count > 1}

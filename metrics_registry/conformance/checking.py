@@ -11,15 +11,21 @@ reference, become the diagnosis (the first by preference) and `also`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from metrics_registry.conformance.capture import StepCapture, close
 from metrics_registry.conformance.hypotheses import HYPOTHESES, Context
+from metrics_registry.conformance.marks import N_
 from metrics_registry.conformance.metric import Metric, evaluate
 
 __all__ = ["Result", "check", "check_value"]
+
+
+def _same(text: str) -> str:
+    return text
+
 
 Status = Literal["agrees", "disagrees", "no-reference", "not-in-capture"]
 
@@ -35,6 +41,7 @@ class Result:
     reference: str | None = None
     diagnosis: str | None = None
     explanation: str | None = None
+    params: dict[str, object] = field(default_factory=dict)
     also: tuple[str, ...] = field(default_factory=tuple)
     missing: str | None = None
 
@@ -42,28 +49,51 @@ class Result:
     def ok(self) -> bool:
         return self.status != "disagrees"
 
-    def line(self) -> str:
-        """One line for a terminal or an assertion message."""
+    def cause(self, gettext: Callable[[str], str] = _same) -> str | None:
+        """The diagnosis explained, in the language of `gettext`; `None` when there is none."""
+        if self.explanation is None:
+            return None
+        params = dict(self.params)
+        if "what" in params:  # layout counts: "a × b | c", each name translated
+            groups = str(params["what"]).split(" | ")
+            params["what"] = " / ".join(" × ".join(gettext(part) for part in g.split(" × ")) for g in groups)
+        return gettext(self.explanation) % params
+
+    def line(self, gettext: Callable[[str], str] = _same) -> str:
+        """One line for a terminal or an assertion message, in the language of `gettext`."""
+        _ = gettext
+        values = {"name": self.key, "logged": f"{self.logged:.6g}"}
         if self.status == "agrees":
-            return f"{self.key}: agrees ({self.logged:.6g})"
+            return _(N_("%(name)s: agrees (%(logged)s)")) % values
         if self.status == "no-reference":
-            return f"{self.key}: no reference, not checked"
+            return _(N_("%(name)s: no reference, not checked")) % values
         if self.status == "not-in-capture":
-            return f"{self.key}: not checked, the capture lacks {self.missing}"
-        cause = f"{self.diagnosis}: {self.explanation}" if self.diagnosis else "no hypothesis explains it"
-        return f"{self.key}: logged {self.logged:.6g}, expected {self.expected:.6g} ({cause})"
+            return _(N_("%(name)s: not checked, the capture lacks %(missing)s")) % {
+                **values,
+                "missing": self.missing,
+            }
+        explained = self.cause(gettext)
+        cause = _(N_("no hypothesis explains it")) if explained is None else f"{self.diagnosis}: {explained}"
+        expected = f"{self.expected:.6g}" if self.expected is not None else "?"
+        return _(N_("%(name)s: logged %(logged)s, expected %(expected)s (%(cause)s)")) % {
+            **values,
+            "expected": expected,
+            "cause": cause,
+        }
 
 
-def diagnose(metric: Metric, capture: StepCapture, logged: float, expected: float) -> list[tuple[str, str]]:
-    """(name, explanation) of every hypothesis that explains `logged` and not `expected`, preferred first."""
+def diagnose(
+    metric: Metric, capture: StepCapture, logged: float, expected: float
+) -> list[tuple[str, str, dict[str, object]]]:
+    """(name, template, values) of each hypothesis explaining `logged`, not `expected`; preferred first."""
     context = Context(metric=metric, capture=capture, reference=expected, logged=logged)
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, dict[str, object]]] = []
     for name, test in HYPOTHESES.items():
-        for explanation, predicted in test(context):
+        for explanation, params, predicted in test(context):
             if math.isnan(predicted) or close(predicted, expected, capture.dtype):
                 continue  # indistinguishable from the reference on this capture
             if close(predicted, logged, capture.dtype):
-                found.append((name, explanation))
+                found.append((name, explanation, params))
                 break
     return found
 
@@ -77,12 +107,13 @@ def check_value(capture: StepCapture, logged: float, metric: Metric) -> Result:
         expected = evaluate(metric, capture)
     except CaptureError as error:
         return Result(metric.key, "not-in-capture", logged, reference=metric.reference, missing=str(error))
-    except KeyError as error:
-        return Result(metric.key, "not-in-capture", logged, reference=metric.reference, missing=str(error))
+    except KeyError as error:  # a tensor the metric reads is not in the capture
+        missing = f"tensor {error}"
+        return Result(metric.key, "not-in-capture", logged, reference=metric.reference, missing=missing)
     if close(logged, expected, capture.dtype):
         return Result(metric.key, "agrees", logged, expected, metric.reference)
     found = diagnose(metric, capture, logged, expected)
-    name, explanation = found[0] if found else (None, None)
+    name, template, params = found[0] if found else (None, None, {})
     return Result(
         metric.key,
         "disagrees",
@@ -90,8 +121,9 @@ def check_value(capture: StepCapture, logged: float, metric: Metric) -> Result:
         expected,
         metric.reference,
         diagnosis=name,
-        explanation=explanation,
-        also=tuple(other for other, _ in found[1:]),
+        explanation=template,
+        params=params,
+        also=tuple(other for other, _, _ in found[1:]),
     )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from metrics_registry.conformance.capture import StepCapture
+from metrics_registry.conformance.marks import N_
 from metrics_registry.conformance.metric import Metric, Variant, evaluate
 
 __all__ = ["HYPOTHESES", "Context", "hypothesis"]
@@ -36,7 +37,8 @@ class Context:
         return self.metric.quantity is not None and self.metric.scope == "micro"
 
 
-Prediction = tuple[str, float]
+#: (English explanation with %(name)s placeholders, their values, the predicted value)
+Prediction = tuple[str, dict[str, object], float]
 Hypothesis = Callable[[Context], Iterable[Prediction]]
 HYPOTHESES: dict[str, Hypothesis] = {}
 
@@ -53,12 +55,12 @@ def hypothesis(name: str) -> Callable[[Hypothesis], Hypothesis]:
 
 @hypothesis("constant_zero")
 def constant_zero(ctx: Context) -> Iterable[Prediction]:
-    yield "always 0: the value is never computed or never written", 0.0
+    yield N_("always 0: the value is never computed or never written"), {}, 0.0
 
 
 @hypothesis("sign_flipped")
 def sign_flipped(ctx: Context) -> Iterable[Prediction]:
-    yield "the sign is flipped", -ctx.reference
+    yield N_("the sign is flipped"), {}, -ctx.reference
 
 
 @hypothesis("other_estimator")
@@ -68,7 +70,8 @@ def other_estimator(ctx: Context) -> Iterable[Prediction]:
     for estimator in ("k1", "k2", "k3"):
         if estimator != ctx.metric.estimator:
             yield (
-                f"the {estimator} KL estimator instead of {ctx.metric.estimator}",
+                N_("the %(used)s KL estimator instead of %(expected)s"),
+                {"used": estimator, "expected": ctx.metric.estimator},
                 ctx.value(Variant(estimator=estimator)),
             )
 
@@ -78,7 +81,8 @@ def sides_swapped(ctx: Context) -> Iterable[Prediction]:
     if ctx.metric.side is not None:
         other = "high" if ctx.metric.side == "low" else "low"
         yield (
-            f"the {other} side's value is logged under the {ctx.metric.side} key",
+            N_("the %(other)s side's value is logged under the %(side)s key"),
+            {"other": other, "side": ctx.metric.side},
             ctx.value(Variant(swap_sides=True)),
         )
 
@@ -87,7 +91,8 @@ def sides_swapped(ctx: Context) -> Iterable[Prediction]:
 def advantage_sign(ctx: Context) -> Iterable[Prediction]:
     if ctx.metric.sign_gated:
         yield (
-            "the clip direction is paired with the wrong advantage sign",
+            N_("the clip direction is paired with the wrong advantage sign"),
+            {},
             ctx.value(Variant(flip_sign_pairing=True)),
         )
 
@@ -99,7 +104,8 @@ def last_mini_batch(ctx: Context) -> Iterable[Prediction]:
         and len({(mb.epoch, mb.mini_batch) for mb in ctx.capture.micro_batches}) > 1
     ):
         yield (
-            "only the last mini-batch is reported, not the whole update",
+            N_("only the last mini-batch is reported, not the whole update"),
+            {},
             ctx.value(Variant(last_mini_batch=True)),
         )
 
@@ -110,13 +116,15 @@ def mean_of_means(ctx: Context) -> Iterable[Prediction]:
         return
     if ctx.metric.across in ("token_weighted", "pooled"):
         yield (
-            "the mean of per-micro-batch values instead of one over the batch",
+            N_("the mean of per-micro-batch values instead of one over the batch"),
+            {},
             ctx.value(Variant(across="micro_mean")),
         )
     elif ctx.metric.across == "micro_mean":
         weighted = "token_weighted" if ctx.token_metric else "pooled"
         yield (
-            "one value over the whole batch instead of the mean of micro-batch values",
+            N_("one value over the whole batch instead of the mean of micro-batch values"),
+            {},
             ctx.value(Variant(across=weighted)),
         )
 
@@ -125,12 +133,14 @@ def mean_of_means(ctx: Context) -> Iterable[Prediction]:
 def sequence_means(ctx: Context) -> Iterable[Prediction]:
     if ctx.token_metric and ctx.metric.within == "token":
         yield (
-            "the mean of per-sequence means instead of a token-weighted mean",
+            N_("the mean of per-sequence means instead of a token-weighted mean"),
+            {},
             ctx.value(Variant(within="sequence")),
         )
     elif ctx.token_metric and ctx.metric.within == "sequence":
         yield (
-            "a token-weighted mean instead of the mean of per-sequence means",
+            N_("a token-weighted mean instead of the mean of per-sequence means"),
+            {},
             ctx.value(Variant(within="token")),
         )
 
@@ -138,20 +148,25 @@ def sequence_means(ctx: Context) -> Iterable[Prediction]:
 @hypothesis("padding_counted")
 def padding_counted(ctx: Context) -> Iterable[Prediction]:
     if ctx.token_metric:
-        yield "padding positions are counted in the denominator", ctx.value(Variant(within="padded"))
+        yield N_("padding positions are counted in the denominator"), {}, ctx.value(Variant(within="padded"))
 
 
 @hypothesis("unmasked")
 def unmasked(ctx: Context) -> Iterable[Prediction]:
     if ctx.token_metric:
-        yield "the mask is not applied: padding values are averaged in", ctx.value(Variant(within="unmasked"))
+        yield (
+            N_("the mask is not applied: padding values are averaged in"),
+            {},
+            ctx.value(Variant(within="unmasked")),
+        )
 
 
 @hypothesis("padded_width")
 def padded_width(ctx: Context) -> Iterable[Prediction]:
     if ctx.metric.length_limit:
         yield (
-            "lengths are compared with the padded batch width, not the configured limit",
+            N_("lengths are compared with the padded batch width, not the configured limit"),
+            {},
             ctx.value(Variant(padded_width=True)),
         )
 
@@ -162,7 +177,8 @@ def unwritten_cells(ctx: Context) -> Iterable[Prediction]:
     cells = layout.epochs * layout.mini_batches * layout.grad_accum
     for empty in range(1, min(cells, 64)):
         yield (
-            f"averaged over a grid of {cells} cells of which {empty} were never written (left at 0)",
+            N_("averaged over a grid of %(cells)s cells of which %(empty)s were never written (left at 0)"),
+            {"cells": cells, "empty": empty},
             ctx.reference * (cells - empty) / cells,
         )
 
@@ -173,6 +189,6 @@ def layout_factor(ctx: Context) -> Iterable[Prediction]:
     for name, count in ctx.capture.layout.counts(len(ctx.capture.micro_batches)).items():
         by_count.setdefault(count, []).append(name)
     for count, names in by_count.items():
-        what = " or ".join(f"the number of {name}" for name in names)
-        yield f"multiplied by {count} = {what}", ctx.reference * count
-        yield f"divided by {count} = {what}", ctx.reference / count
+        params: dict[str, object] = {"count": count, "what": " | ".join(names)}
+        yield N_("multiplied by %(count)s = the number of %(what)s"), params, ctx.reference * count
+        yield N_("divided by %(count)s = the number of %(what)s"), params, ctx.reference / count

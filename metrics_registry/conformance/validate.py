@@ -30,9 +30,6 @@ MAX_ELEMENTS = 50_000_000
 
 
 def load_capture(path: Path) -> StepCapture:
-    import pickle
-    import zipfile
-
     import torch
 
     if not path.is_file():
@@ -41,7 +38,9 @@ def load_capture(path: Path) -> StepCapture:
         with warnings.catch_warnings():  # torch warns about the pickle protocol of files it then refuses
             warnings.simplefilter("ignore")
             data = torch.load(str(path), map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, zipfile.BadZipFile, EOFError, RuntimeError, ValueError, OSError) as error:
+    except Exception as error:  # torch's readers raise many types on arbitrary bytes
+        if isinstance(error, MemoryError):
+            raise CaptureError(f"{path}: too large to read; capture fewer steps") from None
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CaptureError(
             f"{path}: not a capture torch can read safely ({first[:200]}); save one with StepCapture.save"

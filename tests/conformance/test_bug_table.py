@@ -49,7 +49,7 @@ def test_the_bug_is_diagnosed_and_the_fix_passes(path: Path, index: int) -> None
     buggy = check_value(capture, case["logged"], metric)
     assert buggy.status == "disagrees", buggy.line()
     assert buggy.diagnosis == case["diagnosis"], buggy.line()
-    assert case.get("explanation_contains", "") in (buggy.explanation or ""), buggy.line()
+    assert case.get("explanation_contains", "") in (buggy.cause() or ""), buggy.line()
 
     fixed = check_value(capture, case["fixed"], metric)
     assert fixed.status == "agrees", fixed.line()

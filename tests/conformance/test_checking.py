@@ -98,7 +98,7 @@ def test_a_scaled_value_is_named(key: str, factor: float, expected: str) -> None
     result = check_value(capture, evaluate(metric, capture) * factor, metric)
     assert result.diagnosis == expected, result.line()
     if expected == "layout_factor":
-        assert f"multiplied by {int(factor)}" in (result.explanation or "")
+        assert f"multiplied by {int(factor)}" in (result.cause() or "")
 
 
 def test_a_value_no_hypothesis_explains_disagrees_without_a_diagnosis() -> None:
