@@ -52,7 +52,7 @@ def test_markdown_report_in_chinese_to_a_file(grpo_csv: Path, tmp_path: Path) ->
     assert result.exit_code == 1 and result.output == ""
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# ") and "grpo-unhealthy" in text and "`mostly-terminated`" in text
-    assert "zh/reference/grpo/#kl" in text
+    assert "zh/reference/grpo/kl/" in text
 
 
 def test_unreadable_log_exits_3_naming_file_and_line(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_real_command_on_tensorboard_logs(ppo_tensorboard: Path) -> None:
     )
     assert result.returncode == 1, result.stderr
     assert "train/val/ratio  near-one (range)  step 31" in result.stdout
-    assert "furthest: 1.6" in result.stdout and "en/reference/ppo/#val-ratio" in result.stdout
+    assert "furthest: 1.6" in result.stdout and "en/reference/ppo/val-ratio/" in result.stdout
     assert "Every checked series is healthy." in result.stdout  # the healthy run next to it
 
 
