@@ -31,6 +31,7 @@ EXTRA_OF: dict[str, str] = {
     "watchdog": "live",
     "kenlm": "zh-lm",
     "torch": "torch",
+    "numpy": "torch",  # torch requires it
     "pylatexenc": "formulas",
 }
 
