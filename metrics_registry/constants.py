@@ -106,6 +106,31 @@ __all__ = [
     "LEGACY_PPO_TOKENS_RESPONSES_DIST",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
+    "NEMO_RL_TRAIN_APPROX_ENTROPY",
+    "NEMO_RL_TRAIN_GEN_KL_ERROR",
+    "NEMO_RL_TRAIN_IS_OOB_RATIO",
+    "NEMO_RL_TRAIN_JS_DIVERGENCE_ERROR",
+    "NEMO_RL_TRAIN_KL_PENALTY",
+    "NEMO_RL_TRAIN_LOSS",
+    "NEMO_RL_TRAIN_MASKED_CORRECT_PCT",
+    "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR",
+    "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR",
+    "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR",
+    "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_NUM_MASKED_SEQS_BY_LOGPROB_ERROR",
+    "NEMO_RL_TRAIN_NUM_VALID_SAMPLES",
+    "NEMO_RL_TRAIN_POLICY_KL_ERROR",
+    "NEMO_RL_TRAIN_POSITIVE_NLL_LOSS",
+    "NEMO_RL_TRAIN_PROBS_RATIO",
+    "NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED",
+    "NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MAX",
+    "NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MIN",
+    "NEMO_RL_TRAIN_PROBS_RATIO_MAX",
+    "NEMO_RL_TRAIN_PROBS_RATIO_MIN",
+    "NEMO_RL_TRAIN_SAMPLING_IMPORTANCE_RATIO",
+    "NEMO_RL_TRAIN_TOKEN_MULT_PROB_ERROR",
     "PPO_COMPLETIONS",
     "PPO_EPISODE",
     "PPO_EPOCH",
@@ -510,6 +535,108 @@ LEGACY_PPO_GAME_LOG: Final = "game_log"
 #: Mean wall-clock seconds of one `optimizer.step()` call over the minibatches of a step, logged by
 #: releases 0.2.0 to 0.4.7.
 LEGACY_PPO_PPO_TIME_PPO_OPTIMIZER_STEP: Final = "ppo/time/ppo/optimizer_step"
+
+
+# nemo-rl: grpo_train, nemo-rl 0.1.0 and later
+
+#: The clipped policy-gradient surrogate plus β times the reference KL, averaged over the valid tokens of
+#: each global batch and then over the global batches of the step.
+NEMO_RL_TRAIN_LOSS: Final = "train/loss"
+
+#: The unweighted estimate of KL(π_θ ‖ π_ref) on the sampled tokens, with β divided out; the penalty the
+#: loss adds is β times this value.
+NEMO_RL_TRAIN_KL_PENALTY: Final = "train/kl_penalty"
+
+#: Token-weighted mean of the probability ratio π_θ/π_prev of the sampled tokens, per global batch,
+#: averaged over the global batches of the step.
+NEMO_RL_TRAIN_PROBS_RATIO: Final = "train/probs_ratio"
+
+#: Token-weighted mean of the probability ratio clamped to [1 − ratio_clip_min, 1 + ratio_clip_max],
+#: reduced like train/probs_ratio.
+NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED: Final = "train/probs_ratio_clamped"
+
+#: Minimum of the probability ratio π_θ/π_prev over every valid token of the step, or -1.0 when there is
+#: none.
+NEMO_RL_TRAIN_PROBS_RATIO_MIN: Final = "train/probs_ratio_min"
+
+#: Maximum of the probability ratio π_θ/π_prev over every valid token of the step, or -1.0 when there is
+#: none.
+NEMO_RL_TRAIN_PROBS_RATIO_MAX: Final = "train/probs_ratio_max"
+
+#: Minimum over every valid token of the step of the ratio clamped to [1 − ratio_clip_min, 1 +
+#: ratio_clip_max], or -1.0 when there is none.
+NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MIN: Final = "train/probs_ratio_clamped_min"
+
+#: Maximum over every valid token of the step of the ratio clamped to [1 − ratio_clip_min, 1 +
+#: ratio_clip_max], or -1.0 when there is none.
+NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MAX: Final = "train/probs_ratio_clamped_max"
+
+#: Importance-weighted mean surprisal −(π_θ/π_gen)·log π_θ of the sampled tokens, token-weighted per
+#: global batch and averaged over the global batches.
+NEMO_RL_TRAIN_APPROX_ENTROPY: Final = "train/approx_entropy"
+
+#: Token-weighted mean of exp(|log π_gen − log π_prev|) over the valid tokens, 1 when the inference engine
+#: and the training framework agree exactly.
+NEMO_RL_TRAIN_TOKEN_MULT_PROB_ERROR: Final = "train/token_mult_prob_error"
+
+#: Token-weighted mean of the reference-KL estimator applied to log π_prev − log π_gen, which with k3
+#: estimates KL(π_gen ‖ π_train) on the engine's samples.
+NEMO_RL_TRAIN_GEN_KL_ERROR: Final = "train/gen_kl_error"
+
+#: Token-weighted mean of the reference-KL estimator applied to log π_gen − log π_prev on the engine's
+#: samples, labelled KL(π_train ‖ π_gen) but not an unbiased estimate of it.
+NEMO_RL_TRAIN_POLICY_KL_ERROR: Final = "train/policy_kl_error"
+
+#: Token-weighted mean of a k3-shaped Jensen-Shannon term between the inference and training probabilities
+#: of each sampled token.
+NEMO_RL_TRAIN_JS_DIVERGENCE_ERROR: Final = "train/js_divergence_error"
+
+#: Token-weighted mean of the importance weight π_prev/π_gen after truncated importance sampling, or per
+#: sample with sequence-level ratios.
+NEMO_RL_TRAIN_SAMPLING_IMPORTANCE_RATIO: Final = "train/sampling_importance_ratio"
+
+#: Fraction of valid tokens (of valid samples with seq-mask-tis) whose inference/training importance
+#: weight falls outside the truncated-importance-sampling bounds.
+NEMO_RL_TRAIN_IS_OOB_RATIO: Final = "train/is_oob_ratio"
+
+#: Number of samples not masked out (sample_mask), per global batch on average, not for the whole step.
+NEMO_RL_TRAIN_NUM_VALID_SAMPLES: Final = "train/num_valid_samples"
+
+#: Mean negative log-probability of the tokens of samples with reward above 0, the VAPO term weighted by
+#: positive_example_nll_weight; always 0 in GRPO.
+NEMO_RL_TRAIN_POSITIVE_NLL_LOSS: Final = "train/positive_nll_loss"
+
+#: Largest per-sequence mean of exp(|log π_gen − log π_prev|) over the sequences of the step's batch with
+#: at least one valid token.
+NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR: Final = "train/max_seq_mult_prob_error"
+
+#: Mean over sequences (not tokens) of the per-sequence mean of exp(|log π_gen − log π_prev|) over the
+#: step's training batch.
+NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR: Final = "train/mean_seq_mult_prob_error"
+
+#: Smallest per-sequence mean of exp(|log π_gen − log π_prev|) over the sequences of the step's batch with
+#: at least one valid token.
+NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR: Final = "train/min_seq_mult_prob_error"
+
+#: Largest per-sequence multiplicative probability error among the sequences kept by
+#: seq_logprob_error_threshold; equals the value before masking when no threshold is set.
+NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR_AFTER_MASK: Final = "train/max_seq_mult_prob_error_after_mask"
+
+#: Mean per-sequence multiplicative probability error over the sequences kept by
+#: seq_logprob_error_threshold; equals the value before masking when no threshold is set.
+NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR_AFTER_MASK: Final = "train/mean_seq_mult_prob_error_after_mask"
+
+#: Smallest per-sequence multiplicative probability error over the sequences kept by
+#: seq_logprob_error_threshold; equals the value before masking when no threshold is set.
+NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK: Final = "train/min_seq_mult_prob_error_after_mask"
+
+#: Number of sequences of the step that seq_logprob_error_threshold removed from the loss because their
+#: multiplicative probability error exceeded it.
+NEMO_RL_TRAIN_NUM_MASKED_SEQS_BY_LOGPROB_ERROR: Final = "train/num_masked_seqs_by_logprob_error"
+
+#: Fraction, from 0 to 1 despite the name, of the sequences masked by seq_logprob_error_threshold whose
+#: reward is exactly 1.
+NEMO_RL_TRAIN_MASKED_CORRECT_PCT: Final = "train/masked_correct_pct"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
