@@ -106,20 +106,44 @@ __all__ = [
     "LEGACY_PPO_TOKENS_RESPONSES_DIST",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
+    "NEMO_RL_TRAIN_ADVANTAGES_MAX",
+    "NEMO_RL_TRAIN_ADVANTAGES_MEAN",
+    "NEMO_RL_TRAIN_ADVANTAGES_MIN",
+    "NEMO_RL_TRAIN_ADVANTAGES_SUM",
     "NEMO_RL_TRAIN_APPROX_ENTROPY",
+    "NEMO_RL_TRAIN_AVG_TURNS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_0",
+    "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_1",
+    "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_MIXED",
+    "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_DISCARDED_VALID_SAMPLES",
+    "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_GEN_BATCHES",
+    "NEMO_RL_TRAIN_FILTERED_REWARD",
     "NEMO_RL_TRAIN_GEN_KL_ERROR",
+    "NEMO_RL_TRAIN_GLOBAL_VALID_SEQS",
+    "NEMO_RL_TRAIN_GLOBAL_VALID_TOKS",
+    "NEMO_RL_TRAIN_GRAD_NORM",
     "NEMO_RL_TRAIN_IS_OOB_RATIO",
     "NEMO_RL_TRAIN_JS_DIVERGENCE_ERROR",
     "NEMO_RL_TRAIN_KL_PENALTY",
     "NEMO_RL_TRAIN_LOSS",
+    "NEMO_RL_TRAIN_LR",
     "NEMO_RL_TRAIN_MASKED_CORRECT_PCT",
+    "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_SAMPLE",
     "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MAX_TURNS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MAX_TURNS_REACHED_RATE",
+    "NEMO_RL_TRAIN_MEAN_ENV_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MEAN_GEN_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MEAN_PROMPT_LENGTH",
     "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MEAN_TOTAL_TOKENS_PER_SAMPLE",
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_NATURAL_TERMINATION_RATE",
     "NEMO_RL_TRAIN_NUM_MASKED_SEQS_BY_LOGPROB_ERROR",
+    "NEMO_RL_TRAIN_NUM_MASK_SAMPLE_FILTERED",
     "NEMO_RL_TRAIN_NUM_VALID_SAMPLES",
     "NEMO_RL_TRAIN_POLICY_KL_ERROR",
     "NEMO_RL_TRAIN_POSITIVE_NLL_LOSS",
@@ -129,8 +153,13 @@ __all__ = [
     "NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MIN",
     "NEMO_RL_TRAIN_PROBS_RATIO_MAX",
     "NEMO_RL_TRAIN_PROBS_RATIO_MIN",
+    "NEMO_RL_TRAIN_REWARD",
     "NEMO_RL_TRAIN_SAMPLING_IMPORTANCE_RATIO",
     "NEMO_RL_TRAIN_TOKEN_MULT_PROB_ERROR",
+    "NEMO_RL_TRAIN_TOTAL_NUM_TOKENS",
+    "NEMO_RL_TRAIN_TOTAL_TURNS",
+    "NEMO_RL_TRAIN_TRUNCATION_RATE",
+    "NEMO_RL_TRAIN_WD",
     "PPO_COMPLETIONS",
     "PPO_EPISODE",
     "PPO_EPOCH",
@@ -637,6 +666,118 @@ NEMO_RL_TRAIN_NUM_MASKED_SEQS_BY_LOGPROB_ERROR: Final = "train/num_masked_seqs_b
 #: Fraction, from 0 to 1 despite the name, of the sequences masked by seq_logprob_error_threshold whose
 #: reward is exactly 1.
 NEMO_RL_TRAIN_MASKED_CORRECT_PCT: Final = "train/masked_correct_pct"
+
+#: Mean over the step's training samples of the total reward after reward scaling and DAPO reward shaping;
+#: under dynamic sampling, the mean of the first unfiltered rewards of the step.
+NEMO_RL_TRAIN_REWARD: Final = "train/reward"
+
+#: Mean reward over the samples DAPO's dynamic sampling kept for training (groups whose reward spread is
+#: not 0).
+NEMO_RL_TRAIN_FILTERED_REWARD: Final = "train/filtered_reward"
+
+#: Mean of the advantages over every response token of the training batch, so long responses weigh more;
+#: masked-out samples included.
+NEMO_RL_TRAIN_ADVANTAGES_MEAN: Final = "train/advantages/mean"
+
+#: Largest advantage over the response tokens of the training batch, after penalties and advantage
+#: clipping.
+NEMO_RL_TRAIN_ADVANTAGES_MAX: Final = "train/advantages/max"
+
+#: Smallest advantage over the response tokens of the training batch, after penalties and advantage
+#: clipping.
+NEMO_RL_TRAIN_ADVANTAGES_MIN: Final = "train/advantages/min"
+
+#: Sum of the advantages over the whole padded (samples × positions) tensor, prompt and padding positions
+#: included, before penalties and clipping.
+NEMO_RL_TRAIN_ADVANTAGES_SUM: Final = "train/advantages/sum"
+
+#: Percentage (0-100) of the training samples whose GRPO baseline is exactly 0, i.e. with 0/1 rewards
+#: every other rollout of the group failed.
+NEMO_RL_TRAIN_BASELINE_REWARD_PCT_0: Final = "train/baseline_reward/pct_0"
+
+#: Percentage (0-100) of the training samples whose GRPO baseline is exactly 1, i.e. with 0/1 rewards
+#: every other rollout of the group succeeded.
+NEMO_RL_TRAIN_BASELINE_REWARD_PCT_1: Final = "train/baseline_reward/pct_1"
+
+#: 100 minus the two other percentages; with 0/1 rewards, the share of samples whose other rollouts
+#: disagree.
+NEMO_RL_TRAIN_BASELINE_REWARD_PCT_MIXED: Final = "train/baseline_reward/pct_mixed"
+
+#: Number of training samples whose environment set the mask_sample flag, which then get a loss multiplier
+#: of 0.
+NEMO_RL_TRAIN_NUM_MASK_SAMPLE_FILTERED: Final = "train/num_mask_sample_filtered"
+
+#: Number of generation batches DAPO's dynamic sampling generated in this step to collect enough samples
+#: with reward spread.
+NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_GEN_BATCHES: Final = "train/dynamic_sampling_num_gen_batches"
+
+#: Number of samples that passed DAPO's filter but were dropped because the training batch was already
+#: full.
+NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_DISCARDED_VALID_SAMPLES: Final = (
+    "train/dynamic_sampling_num_discarded_valid_samples"
+)
+
+#: Mean length in tokens of the prompts of the training samples, chat template included.
+NEMO_RL_TRAIN_MEAN_PROMPT_LENGTH: Final = "train/mean_prompt_length"
+
+#: Sum of the unpadded lengths (prompt, every assistant turn and environment tokens) of all samples of the
+#: step's training batch, masked samples included.
+NEMO_RL_TRAIN_TOTAL_NUM_TOKENS: Final = "train/total_num_tokens"
+
+#: Number of response tokens of unmasked samples in one global batch (all ranks), averaged over micro-
+#: batch entries; not the step's total.
+NEMO_RL_TRAIN_GLOBAL_VALID_TOKS: Final = "train/global_valid_toks"
+
+#: Number of unmasked samples in one global batch (all ranks), averaged over micro-batch entries; not the
+#: step's total.
+NEMO_RL_TRAIN_GLOBAL_VALID_SEQS: Final = "train/global_valid_seqs"
+
+#: Mean over the samples of the generation batch of the tokens the model generated, summed over all
+#: assistant turns.
+NEMO_RL_TRAIN_MEAN_GEN_TOKENS_PER_SAMPLE: Final = "train/mean_gen_tokens_per_sample"
+
+#: Largest number of generated tokens of one sample (all assistant turns) in the generation batch.
+NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_SAMPLE: Final = "train/max_gen_tokens_per_sample"
+
+#: Mean over the samples of the generation batch of the generated plus environment-observation tokens, the
+#: prompt excluded.
+NEMO_RL_TRAIN_MEAN_TOTAL_TOKENS_PER_SAMPLE: Final = "train/mean_total_tokens_per_sample"
+
+#: Mean over the samples of the generation batch of the tokens of the environment observations inserted
+#: between turns.
+NEMO_RL_TRAIN_MEAN_ENV_TOKENS_PER_SAMPLE: Final = "train/mean_env_tokens_per_sample"
+
+#: Sum over the samples of the generation batch of their number of turns.
+NEMO_RL_TRAIN_TOTAL_TURNS: Final = "train/total_turns"
+
+#: Mean over the samples of the generation batch of their number of turns.
+NEMO_RL_TRAIN_AVG_TURNS_PER_SAMPLE: Final = "train/avg_turns_per_sample"
+
+#: Largest number of turns of one sample in the generation batch.
+NEMO_RL_TRAIN_MAX_TURNS_PER_SAMPLE: Final = "train/max_turns_per_sample"
+
+#: Fraction of the samples of the generation batch marked as terminated; on the native rollout path that
+#: includes samples whose observation was truncated, so it is not one minus the truncation rate.
+NEMO_RL_TRAIN_NATURAL_TERMINATION_RATE: Final = "train/natural_termination_rate"
+
+#: Fraction of the samples of the generation batch with a response that hit the generation limit without a
+#: stop token, or an environment observation that was cut.
+NEMO_RL_TRAIN_TRUNCATION_RATE: Final = "train/truncation_rate"
+
+#: Fraction of the samples of the generation batch still active when max_rollout_turns was reached.
+NEMO_RL_TRAIN_MAX_TURNS_REACHED_RATE: Final = "train/max_turns_reached_rate"
+
+#: Global L2 norm of the policy gradient at the last global batch (optimizer step) of the RL step, before
+#: clipping.
+NEMO_RL_TRAIN_GRAD_NORM: Final = "train/grad_norm"
+
+#: The policy optimizer's learning rate during the step, averaged over the micro-batch entries of every
+#: global batch.
+NEMO_RL_TRAIN_LR: Final = "train/lr"
+
+#: The Megatron scheduler's weight decay during the step, averaged over micro-batch entries; logged by the
+#: Megatron backend only.
+NEMO_RL_TRAIN_WD: Final = "train/wd"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0

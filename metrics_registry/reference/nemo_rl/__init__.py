@@ -32,12 +32,17 @@ from metrics_registry.reference.nemo_rl.rollout import (
     advantage_stats,
     baseline_and_std,
     baseline_reward_pcts,
+    batch_token_stats,
     dapo_reward,
     grad_norm,
     rollout_length_stats,
     validation_stats,
 )
-from metrics_registry.reference.nemo_rl.samples import num_valid_samples, positive_nll_loss
+from metrics_registry.reference.nemo_rl.samples import (
+    global_valid_counts,
+    num_valid_samples,
+    positive_nll_loss,
+)
 
 __all__ = [
     "advantage_stats",
@@ -45,9 +50,11 @@ __all__ = [
     "as_global_batches",
     "baseline_and_std",
     "baseline_reward_pcts",
+    "batch_token_stats",
     "calculate_kl",
     "dapo_reward",
     "driver_extremum",
+    "global_valid_counts",
     "grad_norm",
     "kl_penalty",
     "loss",

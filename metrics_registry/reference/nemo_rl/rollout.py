@@ -19,6 +19,7 @@ __all__ = [
     "advantage_stats",
     "baseline_and_std",
     "baseline_reward_pcts",
+    "batch_token_stats",
     "dapo_reward",
     "grad_norm",
     "rollout_length_stats",
@@ -124,6 +125,27 @@ def advantage_stats(advantages: torch.Tensor, token_loss_mask: torch.Tensor) -> 
         "max": zero if empty else selected.max(),
         "min": zero if empty else selected.min(),
         "sum": adv.sum(),
+    }
+
+
+def batch_token_stats(prompt_lengths: torch.Tensor, total_lengths: torch.Tensor) -> dict[str, torch.Tensor]:
+    r"""`train/mean_prompt_length` and `train/total_num_tokens` of the step's training batch.
+
+    `mean_prompt_length` $= \frac1B\sum_b \ell^{prompt}_b$ (the dataset's `length`: prompt tokens with
+    the chat template); `total_num_tokens` $= \sum_b \ell_b$, the unpadded lengths of the whole
+    sequences (prompt, every assistant turn and environment tokens), masked samples included
+    (`nemo_rl/algorithms/grpo.py:3436-3437@7ea279ab`).
+
+    Args:
+        prompt_lengths: `(B,)` prompt tokens per sample.
+        total_lengths: `(B,)` unpadded tokens per sample.
+
+    Returns:
+        `mean_prompt_length` and `total_num_tokens`.
+    """
+    return {
+        "mean_prompt_length": as_float(prompt_lengths).mean(),
+        "total_num_tokens": as_float(total_lengths).sum(),
     }
 
 

@@ -292,3 +292,28 @@ def test_ragged_micro_batches_are_accepted() -> None:
     flat_m = torch.cat([mask[0][0].reshape(-1), mask[0][1].reshape(-1)]).bool()
     want = -(torch.exp(torch.tensor(-0.1, dtype=torch.float64)) * flat_c[flat_m]).mean()
     assert math.isclose(got.item(), want.item(), abs_tol=1e-7)
+
+
+def test_global_valid_counts_are_per_global_batch_not_per_step() -> None:
+    """Driver: np.mean over the entries of every micro-batch (grpo.py:3482-3489@7ea279ab)."""
+    import numpy as np
+
+    layout = _layout(12, n_gb=2, n_mb=2)
+    mask = layout["token_mask"] * layout["sample_mask"].unsqueeze(-1)
+    entries_toks = [mask[g].sum().item() for g in range(2) for _ in range(2)]
+    entries_seqs = [layout["sample_mask"][g].sum().item() for g in range(2) for _ in range(2)]
+    got = nemo_rl.global_valid_counts(layout["token_mask"], layout["sample_mask"])
+    assert math.isclose(got["global_valid_toks"].item(), float(np.mean(entries_toks)))
+    assert math.isclose(got["global_valid_seqs"].item(), float(np.mean(entries_seqs)))
+    assert got["global_valid_toks"].item() < mask.sum().item()  # not the step total
+    layout["sample_mask"][1, 0] = 0
+    dropped = nemo_rl.global_valid_counts(
+        layout["token_mask"], layout["sample_mask"], drop_empty_micro_batches=True
+    )
+    kept = [
+        layout["sample_mask"][g].sum().item()
+        for g in range(2)
+        for m in range(2)
+        if layout["sample_mask"][g, m].sum() > 0
+    ]
+    assert math.isclose(dropped["global_valid_seqs"].item(), float(np.mean(kept)))
