@@ -106,6 +106,34 @@ __all__ = [
     "LEGACY_PPO_TOKENS_RESPONSES_DIST",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
+    "NEMO_RL_PERFORMANCE_AVERAGE_TOKEN_IMBALANCE",
+    "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC",
+    "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_POLICY_AND_REFERENCE_LOGPROBS_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_POLICY_TRAINING_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_SAMPLES_PER_SEC",
+    "NEMO_RL_PERFORMANCE_SAMPLES_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TOKENS_PER_SEC",
+    "NEMO_RL_PERFORMANCE_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC",
+    "NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TRAIN_FLOPS_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TRAIN_FP_UTILIZATION",
+    "NEMO_RL_TIMING_TRAIN_ADVANTAGE_CALCULATION",
+    "NEMO_RL_TIMING_TRAIN_CHECKPOINTING",
+    "NEMO_RL_TIMING_TRAIN_DATA_PROCESSING",
+    "NEMO_RL_TIMING_TRAIN_DYNAMIC_SAMPLING",
+    "NEMO_RL_TIMING_TRAIN_GENERATION",
+    "NEMO_RL_TIMING_TRAIN_LOGPROB_INFERENCE_PREP",
+    "NEMO_RL_TIMING_TRAIN_POLICY_AND_REFERENCE_LOGPROBS",
+    "NEMO_RL_TIMING_TRAIN_POLICY_TRAINING",
+    "NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TOTAL",
+    "NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TRANSFER_AND_UPDATE_WEIGHTS",
+    "NEMO_RL_TIMING_TRAIN_REWARD_CALCULATION",
+    "NEMO_RL_TIMING_TRAIN_TOTAL_STEP_TIME",
+    "NEMO_RL_TIMING_TRAIN_TRAINING_PREP",
+    "NEMO_RL_TIMING_TRAIN_VALID_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_TIMING_VALIDATION_TOTAL_VALIDATION_TIME",
     "NEMO_RL_TRAIN_ADVANTAGES_MAX",
     "NEMO_RL_TRAIN_ADVANTAGES_MEAN",
     "NEMO_RL_TRAIN_ADVANTAGES_MIN",
@@ -160,6 +188,9 @@ __all__ = [
     "NEMO_RL_TRAIN_TOTAL_TURNS",
     "NEMO_RL_TRAIN_TRUNCATION_RATE",
     "NEMO_RL_TRAIN_WD",
+    "NEMO_RL_VALIDATION_ACCURACY",
+    "NEMO_RL_VALIDATION_AVG_LENGTH",
+    "NEMO_RL_VALIDATION_PASS_K",
     "PPO_COMPLETIONS",
     "PPO_EPISODE",
     "PPO_EPOCH",
@@ -778,6 +809,124 @@ NEMO_RL_TRAIN_LR: Final = "train/lr"
 #: The Megatron scheduler's weight decay during the step, averaged over micro-batch entries; logged by the
 #: Megatron backend only.
 NEMO_RL_TRAIN_WD: Final = "train/wd"
+
+#: Seconds from the start of the step to the end of its logging, generation, training and checkpointing
+#: included.
+NEMO_RL_TIMING_TRAIN_TOTAL_STEP_TIME: Final = "timing/train/total_step_time"
+
+#: Seconds the step spent in rollout generation (inference engine and environment turns), summed over the
+#: step's generation batches.
+NEMO_RL_TIMING_TRAIN_GENERATION: Final = "timing/train/generation"
+
+#: Seconds of the policy update of the step, i.e. the forward, backward and optimizer step of every global
+#: batch.
+NEMO_RL_TIMING_TRAIN_POLICY_TRAINING: Final = "timing/train/policy_training"
+
+#: Seconds spent recomputing the rollout's log-probabilities with the training framework and with the
+#: reference policy before the update.
+NEMO_RL_TIMING_TRAIN_POLICY_AND_REFERENCE_LOGPROBS: Final = "timing/train/policy_and_reference_logprobs"
+
+#: Seconds spent in the reward step after generation (scaling and shaping of the environment rewards).
+NEMO_RL_TIMING_TRAIN_REWARD_CALCULATION: Final = "timing/train/reward_calculation"
+
+#: Seconds spent before generation to get the inference engine ready, weight refit included.
+NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TOTAL: Final = "timing/train/prepare_for_generation/total"
+
+#: Seconds spent transferring the updated policy weights to the inference engine before generation.
+NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TRANSFER_AND_UPDATE_WEIGHTS: Final = (
+    "timing/train/prepare_for_generation/transfer_and_update_weights"
+)
+
+#: Seconds spent loading and preparing the batch of prompts and the training data, over the two blocks the
+#: step times under this label.
+NEMO_RL_TIMING_TRAIN_DATA_PROCESSING: Final = "timing/train/data_processing"
+
+#: Seconds spent computing baselines and advantages for the step's batch.
+NEMO_RL_TIMING_TRAIN_ADVANTAGE_CALCULATION: Final = "timing/train/advantage_calculation"
+
+#: Seconds spent switching the policy workers to training (model to train mode, optimizer back onto the
+#: GPU).
+NEMO_RL_TIMING_TRAIN_TRAINING_PREP: Final = "timing/train/training_prep"
+
+#: Seconds spent getting the policy workers ready for the log-probability forward passes.
+NEMO_RL_TIMING_TRAIN_LOGPROB_INFERENCE_PREP: Final = "timing/train/logprob_inference_prep"
+
+#: Seconds spent saving a checkpoint in this step; absent or small in steps without one.
+NEMO_RL_TIMING_TRAIN_CHECKPOINTING: Final = "timing/train/checkpointing"
+
+#: Seconds spent filtering groups and assembling the training batch under DAPO's dynamic sampling.
+NEMO_RL_TIMING_TRAIN_DYNAMIC_SAMPLING: Final = "timing/train/dynamic_sampling"
+
+#: The per-global-batch valid-token count divided by the step time and the number of GPUs; it undercounts
+#: by the number of global batches per step.
+NEMO_RL_TIMING_TRAIN_VALID_TOKENS_PER_SEC_PER_GPU: Final = "timing/train/valid_tokens_per_sec_per_gpu"
+
+#: Seconds spent in one validation pass (generation and scoring of the validation prompts).
+NEMO_RL_TIMING_VALIDATION_TOTAL_VALIDATION_TIME: Final = "timing/validation/total_validation_time"
+
+#: Samples of the step (prompts × generations per prompt) divided by the step's wall-clock time.
+NEMO_RL_PERFORMANCE_SAMPLES_PER_SEC: Final = "performance/samples_per_sec"
+
+#: Samples of the step divided by the step's wall-clock time and by every GPU of the cluster.
+NEMO_RL_PERFORMANCE_SAMPLES_PER_SEC_PER_GPU: Final = "performance/samples_per_sec_per_gpu"
+
+#: Tokens of the training batch, prompts included, divided by the step's wall-clock time.
+NEMO_RL_PERFORMANCE_TOKENS_PER_SEC: Final = "performance/tokens_per_sec"
+
+#: Tokens of the training batch, prompts included, divided by the step's wall-clock time and by every GPU
+#: of the cluster.
+NEMO_RL_PERFORMANCE_TOKENS_PER_SEC_PER_GPU: Final = "performance/tokens_per_sec_per_gpu"
+
+#: Tokens of the training batch divided by the policy-training time and by the training GPUs.
+NEMO_RL_PERFORMANCE_POLICY_TRAINING_TOKENS_PER_SEC_PER_GPU: Final = (
+    "performance/policy_training_tokens_per_sec_per_gpu"
+)
+
+#: Tokens of the training batch divided by the time of the training and reference log-probability passes
+#: and by the training GPUs.
+NEMO_RL_PERFORMANCE_POLICY_AND_REFERENCE_LOGPROBS_TOKENS_PER_SEC_PER_GPU: Final = (
+    "performance/policy_and_reference_logprobs_tokens_per_sec_per_gpu"
+)
+
+#: Tokens of the training batch divided by the training plus log-probability time and by the training
+#: GPUs.
+NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC_PER_GPU: Final = (
+    "performance/training_worker_group_tokens_per_sec_per_gpu"
+)
+
+#: Tokens of the training batch divided by the training plus log-probability time, for the whole training
+#: group.
+NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC: Final = (
+    "performance/training_worker_group_tokens_per_sec"
+)
+
+#: Tokens of the training batch, prompts included, divided by the generation time and by the generation
+#: GPUs.
+NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC_PER_GPU: Final = "performance/generation_tokens_per_sec_per_gpu"
+
+#: Tokens of the training batch, prompts included, divided by the generation time, for the whole
+#: generation group.
+NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC: Final = "performance/generation_tokens_per_sec"
+
+#: One minus the mean ratio of each generation worker's tokens to the busiest worker's, 0 when the load is
+#: even.
+NEMO_RL_PERFORMANCE_AVERAGE_TOKEN_IMBALANCE: Final = "performance/average_token_imbalance"
+
+#: Floating-point operations of the policy training divided by its time, in TFLOPS per rank.
+NEMO_RL_PERFORMANCE_TRAIN_FLOPS_PER_GPU: Final = "performance/train_flops_per_gpu"
+
+#: Achieved training TFLOPS as a fraction of the GPUs' theoretical peak.
+NEMO_RL_PERFORMANCE_TRAIN_FP_UTILIZATION: Final = "performance/train_fp_utilization"
+
+#: Mean total reward over every validation rollout; an accuracy only when the rewards are 0 or 1.
+NEMO_RL_VALIDATION_ACCURACY: Final = "validation/accuracy"
+
+#: Fraction of validation prompts for which at least one of their k rollouts has a reward above 0; logged
+#: only when k > 1.
+NEMO_RL_VALIDATION_PASS_K: Final = "validation/pass_k"
+
+#: Unweighted mean over validation batches of each batch's mean generated tokens per sample.
+NEMO_RL_VALIDATION_AVG_LENGTH: Final = "validation/avg_length"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
