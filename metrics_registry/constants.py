@@ -106,6 +106,18 @@ __all__ = [
     "LEGACY_PPO_TOKENS_RESPONSES_DIST",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
+    "NEMO_RL_CRITIC_EXPLAINED_VAR",
+    "NEMO_RL_CRITIC_GRAD_NORM",
+    "NEMO_RL_CRITIC_LOSS",
+    "NEMO_RL_CRITIC_LR",
+    "NEMO_RL_CRITIC_NUM_VALID_SAMPLES",
+    "NEMO_RL_CRITIC_RESIDUAL_SQ_MEAN",
+    "NEMO_RL_CRITIC_RETURNS_MEAN",
+    "NEMO_RL_CRITIC_RETURNS_SQ_MEAN",
+    "NEMO_RL_CRITIC_VALUES_MAX",
+    "NEMO_RL_CRITIC_VALUES_MEAN",
+    "NEMO_RL_CRITIC_VALUES_MIN",
+    "NEMO_RL_CRITIC_VF_CLIPFRAC",
     "NEMO_RL_PERFORMANCE_AVERAGE_TOKEN_IMBALANCE",
     "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC",
     "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC_PER_GPU",
@@ -927,6 +939,50 @@ NEMO_RL_VALIDATION_PASS_K: Final = "validation/pass_k"
 
 #: Unweighted mean over validation batches of each batch's mean generated tokens per sample.
 NEMO_RL_VALIDATION_AVG_LENGTH: Final = "validation/avg_length"
+
+#: Half the scaled mean squared error between the value predictions and the returns, clipped PPO-style
+#: when cliprange is set; logged by ppo_train only.
+NEMO_RL_CRITIC_LOSS: Final = "critic/loss"
+
+#: Fraction of valid tokens whose clipped squared error exceeds the unclipped one, so the value prediction
+#: gets no gradient there; 0 without cliprange.
+NEMO_RL_CRITIC_VF_CLIPFRAC: Final = "critic/vf_clipfrac"
+
+#: One minus the variance of the returns left unexplained by the value predictions over the variance of
+#: the returns, computed by the driver from the logged moments.
+NEMO_RL_CRITIC_EXPLAINED_VAR: Final = "critic/explained_var"
+
+#: Token-weighted mean of the value targets (returns) over the valid tokens, per global batch, averaged
+#: over global batches.
+NEMO_RL_CRITIC_RETURNS_MEAN: Final = "critic/returns_mean"
+
+#: Token-weighted mean of the value model's predictions over the valid tokens, per global batch, averaged
+#: over global batches.
+NEMO_RL_CRITIC_VALUES_MEAN: Final = "critic/values_mean"
+
+#: Token-weighted mean of the squared returns, one of the moments the driver uses for
+#: critic/explained_var.
+NEMO_RL_CRITIC_RETURNS_SQ_MEAN: Final = "critic/returns_sq_mean"
+
+#: Token-weighted mean of (return − prediction)², the unclipped squared error of the value model.
+NEMO_RL_CRITIC_RESIDUAL_SQ_MEAN: Final = "critic/residual_sq_mean"
+
+#: Minimum of the value predictions over the valid tokens of every micro-batch; a micro-batch without
+#: valid tokens counts as 0.
+NEMO_RL_CRITIC_VALUES_MIN: Final = "critic/values_min"
+
+#: Maximum of the value predictions over the valid tokens of every micro-batch; a micro-batch without
+#: valid tokens counts as 0.
+NEMO_RL_CRITIC_VALUES_MAX: Final = "critic/values_max"
+
+#: Rows of every micro-batch, masked samples included, divided by the number of global batches and summed.
+NEMO_RL_CRITIC_NUM_VALID_SAMPLES: Final = "critic/num_valid_samples"
+
+#: Global L2 norm of the value model's gradient at the last global batch of the step, before clipping.
+NEMO_RL_CRITIC_GRAD_NORM: Final = "critic/grad_norm"
+
+#: The value optimizer's learning rate during the step, averaged over micro-batch entries.
+NEMO_RL_CRITIC_LR: Final = "critic/lr"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0

@@ -6,6 +6,7 @@
 | `loss` | `ClippedPGLossFn` keys: `loss`, `kl_penalty`, `probs_ratio*`, `approx_entropy`, ... |
 | `mismatch` | inference-engine vs training-framework keys: `token_mult_prob_error`, `gen_kl_error`, ... |
 | `samples` | per-sample keys: `num_valid_samples`, `positive_nll_loss` |
+| `critic` | PPO value-model keys: `critic/loss`, `critic/explained_var`, ... |
 | `rollout` | driver keys: baselines, advantages, lengths, validation, gradient norm |
 """
 
@@ -16,6 +17,7 @@ from metrics_registry.reference.nemo_rl.batches import (
     sequence_normalized,
     token_normalized,
 )
+from metrics_registry.reference.nemo_rl.critic import critic_stats
 from metrics_registry.reference.nemo_rl.loss import (
     approx_entropy,
     calculate_kl,
@@ -52,6 +54,7 @@ __all__ = [
     "baseline_reward_pcts",
     "batch_token_stats",
     "calculate_kl",
+    "critic_stats",
     "dapo_reward",
     "driver_extremum",
     "global_valid_counts",

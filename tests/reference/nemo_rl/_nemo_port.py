@@ -459,3 +459,80 @@ def seq_logprob_error_metrics(train_data, rewards, seq_logprob_error_threshold):
         "num_masked_seqs_by_logprob_error": num_masked_seqs,
         "masked_correct_pct": masked_correct_pct,
     }
+
+
+# nemo_rl/algorithms/loss/loss_functions.py:1218-1340@7ea279ab (MseValueLossFn.__call__, values given directly)
+def mse_value_loss(values, data, global_valid_toks, scale=1.0, cliprange=None):
+    token_mask = data["token_mask"]
+    sample_mask = data["sample_mask"]
+    returns = data["returns"]
+    mask = token_mask * sample_mask.unsqueeze(-1)
+    if cliprange and cliprange > 0:
+        old_values = data["values"]
+        vpred_clipped = torch.clamp(values, old_values - cliprange, old_values + cliprange)
+        vf_losses_unclipped = (values - returns) ** 2
+        vf_losses_clipped = (vpred_clipped - returns) ** 2
+        vf_losses = torch.max(vf_losses_unclipped, vf_losses_clipped)
+        loss = 0.5 * scale * masked_mean(vf_losses, mask, global_normalization_factor=global_valid_toks)
+        vf_clipfrac = masked_mean(
+            (vf_losses_clipped > vf_losses_unclipped).float(),
+            mask,
+            global_normalization_factor=global_valid_toks,
+        ).item()
+    else:
+        loss = torch.nn.functional.mse_loss(values, returns, reduction="none")
+        loss = 0.5 * scale * masked_mean(loss, mask, global_normalization_factor=global_valid_toks)
+        vf_clipfrac = 0.0
+    returns_mean = masked_mean(returns, mask, global_normalization_factor=global_valid_toks).item()
+    values_mean = masked_mean(values, mask, global_normalization_factor=global_valid_toks).item()
+    masked_values = values[mask.bool()]
+    values_min = masked_values.min().item() if masked_values.numel() > 0 else 0.0
+    values_max = masked_values.max().item() if masked_values.numel() > 0 else 0.0
+    returns_sq_mean = masked_mean(returns**2, mask, global_normalization_factor=global_valid_toks).item()
+    residual_sq_mean = masked_mean(
+        (returns - values) ** 2, mask, global_normalization_factor=global_valid_toks
+    ).item()
+    return loss, {
+        "loss": float(loss.item()),
+        "vf_clipfrac": vf_clipfrac,
+        "returns_mean": returns_mean,
+        "values_mean": values_mean,
+        "values_min": values_min,
+        "values_max": values_max,
+        "returns_sq_mean": returns_sq_mean,
+        "residual_sq_mean": residual_sq_mean,
+        "num_valid_samples": int(values.shape[0]),
+    }
+
+
+def value_train_step(global_batches, scale=1.0, cliprange=None):
+    """Worker scaling (automodel/train.py:527-534) and _compute_critic_metrics (ppo.py:1165-1191), @7ea279ab."""
+    num_global_batches = len(global_batches)
+    all_mb_metrics = defaultdict(list)
+    for gb in global_batches:
+        global_valid_toks = sum(torch.sum(d["token_mask"] * d["sample_mask"].unsqueeze(-1)) for _, d in gb)
+        for values, data in gb:
+            _, metrics = mse_value_loss(values, data, global_valid_toks, scale, cliprange)
+            for k in metrics.keys():
+                if "_min" in k or "_max" in k:
+                    continue
+                metrics[k] /= num_global_batches
+            for k, v in metrics.items():
+                all_mb_metrics[k].append(v)
+    critic_metrics = {}
+    for key, value in all_mb_metrics.items():
+        metric_name = f"critic/{key}"
+        if key == "values_min":
+            critic_metrics[metric_name] = np.min(value).item()
+        elif key == "values_max":
+            critic_metrics[metric_name] = np.max(value).item()
+        else:
+            critic_metrics[metric_name] = np.sum(value).item()
+    returns_mean = critic_metrics.get("critic/returns_mean", 0)
+    values_mean = critic_metrics.get("critic/values_mean", 0)
+    returns_sq_mean = critic_metrics.get("critic/returns_sq_mean", 0)
+    residual_sq_mean = critic_metrics.get("critic/residual_sq_mean", 0)
+    returns_var = returns_sq_mean - returns_mean**2
+    residual_var = residual_sq_mean - (returns_mean - values_mean) ** 2
+    critic_metrics["critic/explained_var"] = 1.0 - residual_var / max(returns_var, 1e-8)
+    return critic_metrics
