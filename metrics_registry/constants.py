@@ -129,13 +129,18 @@ __all__ = [
     "NEMO_RL_PERFORMANCE_TOKENS_PER_SEC_PER_GPU",
     "NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC",
     "NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TRAINING_WORKER_IDLE_TIME_RATIO",
     "NEMO_RL_PERFORMANCE_TRAIN_FLOPS_PER_GPU",
     "NEMO_RL_PERFORMANCE_TRAIN_FP_UTILIZATION",
+    "NEMO_RL_TIMING_SETUP_NAME",
     "NEMO_RL_TIMING_TRAIN_ADVANTAGE_CALCULATION",
     "NEMO_RL_TIMING_TRAIN_CHECKPOINTING",
     "NEMO_RL_TIMING_TRAIN_DATA_PROCESSING",
     "NEMO_RL_TIMING_TRAIN_DYNAMIC_SAMPLING",
+    "NEMO_RL_TIMING_TRAIN_EXPOSED_GENERATION",
     "NEMO_RL_TIMING_TRAIN_GENERATION",
+    "NEMO_RL_TIMING_TRAIN_IDLE_BUFFER_STARVATION",
+    "NEMO_RL_TIMING_TRAIN_IDLE_REFIT_BUBBLE",
     "NEMO_RL_TIMING_TRAIN_LOGPROB_INFERENCE_PREP",
     "NEMO_RL_TIMING_TRAIN_POLICY_AND_REFERENCE_LOGPROBS",
     "NEMO_RL_TIMING_TRAIN_POLICY_TRAINING",
@@ -145,16 +150,22 @@ __all__ = [
     "NEMO_RL_TIMING_TRAIN_TOTAL_STEP_TIME",
     "NEMO_RL_TIMING_TRAIN_TRAINING_PREP",
     "NEMO_RL_TIMING_TRAIN_VALID_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_TIMING_TRAIN_VALUE_INFERENCE",
+    "NEMO_RL_TIMING_TRAIN_VALUE_TRAINING",
+    "NEMO_RL_TIMING_TRAIN_WEIGHT_SYNC",
     "NEMO_RL_TIMING_VALIDATION_TOTAL_VALIDATION_TIME",
     "NEMO_RL_TRAIN_ADVANTAGES_MAX",
     "NEMO_RL_TRAIN_ADVANTAGES_MEAN",
     "NEMO_RL_TRAIN_ADVANTAGES_MIN",
     "NEMO_RL_TRAIN_ADVANTAGES_SUM",
     "NEMO_RL_TRAIN_APPROX_ENTROPY",
+    "NEMO_RL_TRAIN_AVG_TRAJECTORY_AGE",
     "NEMO_RL_TRAIN_AVG_TURNS_PER_SAMPLE",
     "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_0",
     "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_1",
     "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_MIXED",
+    "NEMO_RL_TRAIN_BUFFER_SIZE",
+    "NEMO_RL_TRAIN_DRAFT_GRAD_NORM",
     "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_DISCARDED_VALID_SAMPLES",
     "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_GEN_BATCHES",
     "NEMO_RL_TRAIN_FILTERED_REWARD",
@@ -199,6 +210,12 @@ __all__ = [
     "NEMO_RL_TRAIN_TOTAL_NUM_TOKENS",
     "NEMO_RL_TRAIN_TOTAL_TURNS",
     "NEMO_RL_TRAIN_TRUNCATION_RATE",
+    "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_LENGTH",
+    "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE",
+    "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION",
+    "NEMO_RL_TRAIN_VLLM_SPEC_NUM_ACCEPTED_TOKENS",
+    "NEMO_RL_TRAIN_VLLM_SPEC_NUM_DRAFTS",
+    "NEMO_RL_TRAIN_VLLM_SPEC_NUM_DRAFT_TOKENS",
     "NEMO_RL_TRAIN_WD",
     "NEMO_RL_VALIDATION_ACCURACY",
     "NEMO_RL_VALIDATION_AVG_LENGTH",
@@ -983,6 +1000,66 @@ NEMO_RL_CRITIC_GRAD_NORM: Final = "critic/grad_norm"
 
 #: The value optimizer's learning rate during the step, averaged over micro-batch entries.
 NEMO_RL_CRITIC_LR: Final = "critic/lr"
+
+#: Gradient norm of the speculative-decoding draft model trained next to the policy, at the last global
+#: batch of the step (Megatron).
+NEMO_RL_TRAIN_DRAFT_GRAD_NORM: Final = "train/draft_grad_norm"
+
+#: Number of trajectory groups in async GRPO's replay buffer when the step's batch was sampled.
+NEMO_RL_TRAIN_BUFFER_SIZE: Final = "train/buffer_size"
+
+#: Current weight version minus the mean weight version that generated the trajectories of the step, in
+#: steps.
+NEMO_RL_TRAIN_AVG_TRAJECTORY_AGE: Final = "train/avg_trajectory_age"
+
+#: Seconds the trainer waited for trajectories in the step, i.e. the part of generation not hidden behind
+#: training.
+NEMO_RL_TIMING_TRAIN_EXPOSED_GENERATION: Final = "timing/train/exposed_generation"
+
+#: Seconds the trainer waited because the replay buffer held too few trajectories for the step.
+NEMO_RL_TIMING_TRAIN_IDLE_BUFFER_STARVATION: Final = "timing/train/idle/buffer_starvation"
+
+#: Seconds spent pushing the updated policy weights to the generation workers in async GRPO.
+NEMO_RL_TIMING_TRAIN_WEIGHT_SYNC: Final = "timing/train/weight_sync"
+
+#: Seconds the workers sat idle while generation paused for a weight refit in async GRPO.
+NEMO_RL_TIMING_TRAIN_IDLE_REFIT_BUBBLE: Final = "timing/train/idle/refit_bubble"
+
+#: Share of the training workers' time spent idle waiting for generation in non-colocated async GRPO;
+#: forced to 0 when more than 0.1 s of generation is exposed.
+NEMO_RL_PERFORMANCE_TRAINING_WORKER_IDLE_TIME_RATIO: Final = "performance/training_worker_idle_time_ratio"
+
+#: Seconds the PPO step spent running the value model on the rollouts before the update.
+NEMO_RL_TIMING_TRAIN_VALUE_INFERENCE: Final = "timing/train/value_inference"
+
+#: Seconds the PPO step spent training the value model, summed over the PPO epochs.
+NEMO_RL_TIMING_TRAIN_VALUE_TRAINING: Final = "timing/train/value_training"
+
+#: Seconds spent setting up one component before training (e.g. vllm_init_time_s, policy_init_time_s,
+#: total_setup_time_s), logged once at step 0.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_SETUP_NAME: Final = "timing/setup/{name}"
+
+#: Accepted draft tokens divided by proposed draft tokens during the step's generation (vLLM counters), 0
+#: when nothing was proposed.
+NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE: Final = "train/vllm/spec_acceptance_rate"
+
+#: One plus the accepted draft tokens per draft, i.e. the mean number of tokens each verification step
+#: produced (1 when nothing was drafted).
+NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_LENGTH: Final = "train/vllm/spec_acceptance_length"
+
+#: Number of speculative-decoding draft proposals vLLM made during the step's generation.
+NEMO_RL_TRAIN_VLLM_SPEC_NUM_DRAFTS: Final = "train/vllm/spec_num_drafts"
+
+#: Number of tokens the draft model proposed during the step's generation.
+NEMO_RL_TRAIN_VLLM_SPEC_NUM_DRAFT_TOKENS: Final = "train/vllm/spec_num_draft_tokens"
+
+#: Number of draft tokens the policy accepted during the step's generation.
+NEMO_RL_TRAIN_VLLM_SPEC_NUM_ACCEPTED_TOKENS: Final = "train/vllm/spec_num_accepted_tokens"
+
+#: Accepted tokens at draft position {position} divided by the number of drafts in the step's generation.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION: Final = "train/vllm/spec_acceptance_rate-pos-{position}"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
