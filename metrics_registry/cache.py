@@ -7,8 +7,10 @@ script would pay it on every call. The result of :func:`metrics_registry.api.val
 
 - the content of every registry file, with its resolved path (findings name it);
 - this package's code (size and modification time of each module, so an
-  edited checkout never reads results computed by older code), its version,
-  and the versions of Python and pydantic.
+  edited checkout never reads results computed by older code; a new release
+  installs new files), and the versions of Python and pydantic. (Not the
+  package's version: reading it costs ``importlib.metadata``, ~15 ms, on every
+  command, and the code's fingerprint changes with every release anyway.)
 
 Any change gives a new key; nothing is ever invalidated in place.
 
@@ -77,10 +79,8 @@ def cache_key(paths: Iterable[Path], max_bytes: int, purpose: str = "registry") 
     """The key for checking ``paths`` for ``purpose``, or None when one of them must not be cached."""
     import pydantic
 
-    from metrics_registry import __version__
-
     digest = hashlib.sha256(_FORMAT)
-    digest.update(f"{purpose}|{__version__}|{sys.version}|{pydantic.VERSION}".encode())
+    digest.update(f"{purpose}|{sys.version}|{pydantic.VERSION}".encode())
     digest.update(_code_fingerprint())
     for path in paths:
         try:

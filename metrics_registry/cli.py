@@ -339,7 +339,15 @@ def serve(obj: _Context, port: int) -> None:
 
 
 def main() -> None:
-    cli(prog_name="metrics-registry")
+    try:
+        cli(prog_name="metrics-registry")
+    except ModuleNotFoundError as error:
+        from metrics_registry.extras import missing_extra_message
+
+        message = missing_extra_message(error)
+        if message is None:
+            raise
+        fail(message, 2)
 
 
 if __name__ == "__main__":

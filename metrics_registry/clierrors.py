@@ -78,10 +78,12 @@ def _fail_os(error: OSError) -> NoReturn:
 
 
 def release_number(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """Callback of every ``--trl-version``: a release number, else a usage error (exit 2) before any work."""
+    """Callback of --trl-version and --version: a release number, else a usage error (exit 2)."""
+    if value is None:
+        return None
     from metrics_registry.registry import InvalidVersionError, check_version
 
     try:
-        return None if value is None else check_version(value)
+        return check_version(value)
     except InvalidVersionError as error:
         raise click.BadParameter(str(error)) from None

@@ -20,14 +20,16 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, ValidationError
 
 from metrics_registry.findings import Finding
 from metrics_registry.modelbase import Model
 from metrics_registry.semantics import CONCEPT_ID_PATTERN
-from metrics_registry.yamlread import DuplicateKeyError, Loc, TagError, TooBigError, YAMLError, read_yaml
+
+if TYPE_CHECKING:
+    from metrics_registry.yamlread import Loc
 
 __all__ = ["CONCEPTS_FILE", "Concept", "ConceptList", "builtin_concepts", "lineage", "load_concepts"]
 
@@ -83,6 +85,9 @@ def _finding(path: Path, line: int | None, message: str, fix: str, field_name: s
 
 
 def _read(path: Path) -> tuple[Any, dict[Loc, int]] | Finding:
+    # imported here: a command that reads the cached registry (explain) needs no YAML reader
+    from metrics_registry.yamlread import DuplicateKeyError, TagError, TooBigError, YAMLError, read_yaml
+
     try:
         data = path.read_bytes()[: _MAX_BYTES + 1]
         if len(data) > _MAX_BYTES:

@@ -16,7 +16,8 @@ from metrics_registry.describe import (
     describe_rule,
     describe_rule_conditions,
 )
-from metrics_registry.registry import Entry, Match, Registry
+from metrics_registry.formulas import readable
+from metrics_registry.registry import Entry, Match, Registry, framework_label, logged_by
 from metrics_registry.terminal import plain, printable
 
 __all__ = ["render_match", "render_matches"]
@@ -64,7 +65,10 @@ def _facts(match: Match, registry: Registry) -> Table:
     if metric.crucial:
         facts.add_row("crucial", Text("yes: one of the values to watch first", style="bold yellow"))
     if metric.formula:
-        facts.add_row("formula", plain(metric.formula, style="green"))
+        shown = readable(metric.formula)
+        if shown is not None:
+            facts.add_row("formula", plain(shown, style="green"))
+        facts.add_row("LaTeX" if shown is not None else "formula", plain(metric.formula, style="green"))
     _meaning_rows(facts, entry)
     for label, refs in (
         ("replaces", metric.replaces),
@@ -148,7 +152,7 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
 
 
 def _who(entry: Entry) -> str:
-    return "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
+    return framework_label(entry.family.versions_of)
 
 
 def _concept_text(concept_id: str, registry: Registry) -> str:
@@ -179,11 +183,12 @@ def _known_issues(entry: Entry) -> list[RenderableType]:
 def render_matches(matches: list[Match], registry: Registry, console: Console) -> None:
     """Print every match; when there are several, say how to choose one."""
     if len(matches) > 1:
-        families = ", ".join(m.entry.family.id for m in matches)
+        frameworks = {m.entry.family.versions_of for m in matches}
+        how = "--family or --trl-version" if frameworks == {"trl"} else "--family"
         console.print(
             plain(
                 f"'{matches[0].logged_key}' is logged by {len(matches)} families with different"
-                f" meanings ({families}); pass --family or --trl-version to show one.",
+                f" meanings ({logged_by(matches)}); pass {how} to show one.",
                 style="yellow",
             )
         )

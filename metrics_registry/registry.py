@@ -11,7 +11,7 @@ a TRL version, and says which families exist when it gets neither.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -31,7 +31,25 @@ __all__ = [
     "RegistryError",
     "UnknownMetricError",
     "anchor",
+    "framework_label",
+    "logged_by",
 ]
+
+
+def framework_label(framework: str) -> str:
+    """How a framework (a family's ``versions_of``) is named to a reader: ``TRL`` for ``trl``."""
+    return "TRL" if framework == "trl" else framework
+
+
+def logged_by(matches: Sequence[Match]) -> str:
+    """Every framework the matches belong to, with its families: ``TRL: grpo, ppo; verl: verl``."""
+    groups: dict[str, list[str]] = {}
+    for match in matches:
+        family = match.entry.family
+        names = groups.setdefault(framework_label(family.versions_of), [])
+        if family.id not in names:
+            names.append(family.id)
+    return "; ".join(f"{name}: {', '.join(families)}" for name, families in groups.items())
 
 
 class RegistryError(Exception):
@@ -59,7 +77,8 @@ def check_version(text: str) -> str:
         Version(text)
     except (InvalidVersion, TypeError, ValueError):
         raise InvalidVersionError(
-            f"'{text}' is not a release number; write it as TRL numbers its releases, e.g. 0.7.10 or 1.2"
+            f"'{text}' is not a release number; write it as the project numbers its releases (PEP 440),"
+            " e.g. 0.7.10 or 1.2"
         ) from None
     return text
 
@@ -133,7 +152,7 @@ class Entry:
     def version_text(self, *, short: bool = False) -> str:
         """Releases that log it: `TRL ≥ 0.9.2, < 1.13.0` (short) or `TRL 0.14.0 and later`."""
         versions = self.versions
-        who = "TRL" if self.family.versions_of == "trl" else self.family.versions_of
+        who = framework_label(self.family.versions_of)
         if versions.removed:
             if short:  # an open upper bound: "0.2.0–0.12.0" would read as inclusive
                 return f"{who} ≥ {versions.introduced}, < {versions.removed}"
@@ -277,8 +296,15 @@ class Registry:
                 f"no metric '{shown(key)}'{scope}; run 'metrics-registry export' to list the known keys"
             )
         families = ", ".join(f"{m.entry.family.id} ({m.entry.version_text()})" for m in matches)
+        frameworks = list(dict.fromkeys(framework_label(m.entry.family.versions_of) for m in matches))
+        of = (
+            f"of {len(frameworks)} frameworks ({', '.join(frameworks)})"
+            if len(frameworks) > 1
+            else f"of {frameworks[0]}"
+        )
+        choose = "a family or a TRL version" if "TRL" in frameworks else "a family"
         raise AmbiguousMetricError(
-            f"'{key}' is logged by {len(matches)} families with different meanings: {families};"
-            " pass a family or a TRL version to choose",
+            f"'{key}' is logged by {len(matches)} families {of} with different meanings: {families};"
+            f" pass {choose} to choose",
             matches,
         )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 
-from metrics_registry import Registry
+from metrics_registry import Registry, load
 from metrics_registry.explain import render_matches
 
 
@@ -53,3 +55,14 @@ def test_meaning_reduction_known_issues_and_rule_conditions(registry: Registry) 
     assert 'meaning changes kl_estimator == "k3": Switches the per-token estimator from k1 to k3' in kl
     low = " ".join(_render(registry, "clip_ratio/low_mean", family="grpo").split())
     assert "clip-fraction-low: Clip fraction, low side (a kind of Clip fraction)" in low
+
+
+def test_a_key_several_frameworks_log_names_each_with_its_families() -> None:
+    frameworks = Path(__file__).resolve().parent / "fixtures" / "frameworks"
+    registry = load([frameworks / "verl_like.yaml", frameworks / "openrlhf_like.yaml"])
+    text = " ".join(_render(registry, "kl").split())
+    assert (
+        "'kl' is logged by 3 families with different meanings (TRL: grpo; verl-like: verl-like;"
+        " openrlhf-like: openrlhf-like); pass --family to show one." in text
+    )
+    assert "verl-like:kl" in text and "grpo:kl" in text

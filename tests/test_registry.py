@@ -59,3 +59,18 @@ def test_key_in_two_families_needs_a_choice(registry: Registry) -> None:
     assert registry.lookup("objective/kl", family="ppo").entry.family.id == "ppo"
     assert registry.lookup("objective/kl", trl_version="0.7.10").entry.family.id == "legacy-ppo"
     assert registry.lookup("objective/kl", trl_version="0.12.0").entry.family.id == "ppo"
+
+
+def test_a_key_several_frameworks_log_names_every_framework() -> None:
+    """Issue 15: an ambiguous key says which frameworks log it, not only which families."""
+    frameworks = Path(__file__).resolve().parent / "fixtures" / "frameworks"
+    registry = load([frameworks / "verl_like.yaml", frameworks / "openrlhf_like.yaml"])
+    with pytest.raises(AmbiguousMetricError) as error:
+        registry.lookup("kl")
+    message = str(error.value)
+    assert "'kl' is logged by 3 families of 3 frameworks (TRL, verl-like, openrlhf-like)" in message
+    assert "verl-like (verl-like 0.4.0 and later)" in message and "grpo (TRL 0.14.0 and later)" in message
+    assert {m.entry.family.versions_of for m in error.value.matches} == {"trl", "verl-like", "openrlhf-like"}
+    assert registry.lookup("kl", family="verl-like").entry.id == "verl-like:kl"
+    with pytest.raises(AmbiguousMetricError, match=r"of TRL with different meanings: .*; pass a family or a"):
+        registry.lookup("objective/kl")

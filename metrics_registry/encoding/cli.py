@@ -17,10 +17,13 @@ import click
 
 from metrics_registry.encoding import domain
 from metrics_registry.encoding.annotations import damage_annotation, unreadable_annotation
+from metrics_registry.encoding.cli_output import describe_doubt, json_report, usage_problem
 from metrics_registry.encoding.domain import DomainModel, DomainModelError
+from metrics_registry.encoding.findings import Finding
 from metrics_registry.encoding.markup import markup_for
 from metrics_registry.encoding.repair import Repaired, repair_with_findings
 from metrics_registry.encoding.review import DEFAULT_THRESHOLD, Doubt, doubts, review_html, review_markdown
+from metrics_registry.encoding.stream import STREAM_BYTES, UndecodableError, lines_of, repair_pieces
 from metrics_registry.encoding.walk import WalkError, is_folder, text_files
 from metrics_registry.encoding.word_ngrams import WordModelError
 from metrics_registry.fileio import WriteError, atomic_write
@@ -188,7 +191,7 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     file that cannot be read or written, 2 wrong usage.
     """
     to_stdout = not (check or show_diff or in_place or mark or as_json)
-    _check_usage(
+    problem = usage_problem(
         paths,
         check=check,
         fmt=fmt,
@@ -198,6 +201,8 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
         no_backup=no_backup,
         review_path=review_path,
     )
+    if problem is not None:
+        _fail(problem, 2)
     try:
         field = _field_counts(context)
     except DomainModelError as error:
@@ -206,31 +211,37 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
     annotations: list[Annotation] = []
     reviewed: list[tuple[str, Repaired, list[Doubt]]] = []
     report: list[dict[str, object]] = []
+    whole_file_only = as_json or show_diff or mark or review_path is not None
     for path in _expand(paths):
+        if not whole_file_only and _large(path):
+            with domain.using(field):
+                found_damage, unreadable = _stream(
+                    path,
+                    check=check,
+                    fmt=fmt,
+                    annotations=annotations,
+                    in_place=in_place,
+                    backup=not no_backup,
+                )
+            damaged, failed = damaged or found_damage, failed or unreadable
+            continue
         try:
             text = _read(path)
         except _Unreadable as error:
             annotations.append(_unreadable(path, error, stop=to_stdout))
             failed = True
             continue
-        try:
-            with domain.using(field):
-                result = repair_with_findings(text, markup=markup_for(path))
-        except WordModelError as error:  # METRICS_REGISTRY_ZH_LM names a file that is not a model
-            _fail(str(error))
+        result = _repair(text, path, field)
         found = doubts(result, threshold)
         name = "stdin" if path == "-" else path
         reviewed.append((name, result, found))
         if as_json:
-            report.append(_report(name, text, result, found))
+            report.append(json_report(name, text, result, found))
         if check:
-            for finding in result.findings:
-                if fmt == "text":
-                    click.echo(f"{path}:{finding.describe()}")
-                annotations.append(damage_annotation(path, finding))
+            _echo_findings(path, result.findings, fmt, annotations)
             damaged = damaged or bool(result.findings)
-        for doubt in found if mark else ():
-            click.echo(f"{name}:{_describe(doubt)}")  # characters by repr(): no control reaches a terminal
+        for doubt in found if mark else ():  # characters by repr(): no control reaches a terminal
+            click.echo(f"{name}:{describe_doubt(doubt)}")
         if show_diff and result.text != text:
             _print_diff(name, text, result.text)
         if in_place and result.text != text:
@@ -246,6 +257,64 @@ def fix_encoding(  # noqa: PLR0917 (click passes options positionally by name)
         _write_review(review_path, reviewed, threshold)
     if (check and damaged) or failed:
         sys.exit(1)
+
+
+def _repair(text: str, path: str, field: DomainModel | None) -> Repaired:
+    try:
+        with domain.using(field):
+            return repair_with_findings(text, markup=markup_for(path))
+    except WordModelError as error:  # METRICS_REGISTRY_ZH_LM names a file that is not a model
+        _fail(str(error))
+
+
+def _echo_findings(path: str, findings: list[Finding], fmt: str, annotations: list[Annotation]) -> None:
+    """Print ``findings`` (``--check``) in text, and keep them for the github and sarif formats."""
+    for finding in findings:
+        if fmt == "text":
+            click.echo(f"{path}:{finding.describe()}")
+        annotations.append(damage_annotation(path, finding))
+
+
+def _large(path: str) -> bool:
+    """Whether ``path`` is a file large enough to be repaired piece by piece (:mod:`.stream`)."""
+    try:
+        return path != "-" and Path(path).stat().st_size > STREAM_BYTES
+    except OSError:
+        return False  # reading it reports why
+
+
+def _stream(
+    path: str, *, check: bool, fmt: str, annotations: list[Annotation], in_place: bool, backup: bool
+) -> tuple[bool, bool]:
+    """Repair a large file piece by piece (:mod:`.stream`): whether damage was found, and whether
+    the file could not be read. With ``--in-place`` the repaired pieces are kept to write the file
+    at the end; without an option each piece goes to stdout as it is done."""
+    repaired: list[str] = []
+    findings: list[Finding] = []
+    changed = False
+    to_stdout = not (check or in_place)
+    try:
+        with Path(path).open("rb") as handle:
+            for piece in repair_pieces(lines_of(handle), markup=markup_for(path)):
+                placed = piece.findings()
+                findings.extend(placed)
+                changed = changed or piece.result.text != piece.text
+                if check:
+                    _echo_findings(path, placed, fmt, annotations)
+                if in_place:
+                    repaired.append(piece.result.text)
+                if to_stdout:
+                    sys.stdout.buffer.write(piece.result.text.encode("utf-8"))
+                    sys.stdout.buffer.flush()
+    except (OSError, UndecodableError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        annotations.append(_unreadable(path, _Unreadable(f"{path}: {reason}"), stop=to_stdout))
+        return bool(findings), True
+    except WordModelError as error:  # METRICS_REGISTRY_ZH_LM names a file that is not a model
+        _fail(str(error))
+    if in_place and changed:
+        _rewrite(path, Repaired("".join(repaired), findings), backup=backup)
+    return bool(findings), False
 
 
 def _unreadable(path: str, error: _Unreadable, *, stop: bool) -> Annotation:
@@ -274,43 +343,6 @@ def _rewrite(path: str, result: Repaired, *, backup: bool) -> None:
     click.echo(f"{path}: repaired {len(result.findings)} spot(s){note}", err=True)
 
 
-def _check_usage(
-    paths: tuple[str, ...],
-    *,
-    check: bool,
-    fmt: str,
-    to_stdout: bool,
-    as_json: bool,
-    in_place: bool,
-    no_backup: bool,
-    review_path: str | None,
-) -> None:
-    """Exit 2 with a one-line reason when the options do not go together, before any file is read.
-
-    ``as_json`` is whether --json was given with a report of its own (--check, --diff, --mark).
-    """
-    if check and in_place:
-        _fail("--check only reports; it cannot be combined with --in-place", 2)
-    if fmt != "text" and not check:
-        _fail(f"--format {fmt} reports findings: give --check", 2)
-    if as_json:
-        _fail("--json is a report of its own: drop --check, --diff and --mark", 2)
-    if to_stdout:
-        folder = next((path for path in paths if is_folder(path)), None)
-        if folder is not None:
-            _fail(f"{folder} is a folder: give --in-place, --check, --diff, --mark or --json", 2)
-        if len(paths) > 1:
-            _fail(
-                "several files: give --in-place, --check, --diff, --mark or --json (stdout takes one file)", 2
-            )
-    if no_backup and not in_place:
-        _fail("--no-backup only makes sense with --in-place", 2)
-    if in_place and "-" in paths:
-        _fail("cannot rewrite stdin in place; drop --in-place to write the repair to stdout", 2)
-    if review_path is not None and any(_same_file(review_path, path) for path in paths if path != "-"):
-        _fail(f"--review {review_path}: that is a file to repair; write the review elsewhere", 2)
-
-
 def _write_review(path: str, reviewed: list[tuple[str, Repaired, list[Doubt]]], threshold: float) -> None:
     """Write the ``--review`` page: HTML for .html/.htm, else Markdown; a file it replaces is kept."""
     html = path.lower().endswith((".html", ".htm"))
@@ -319,40 +351,3 @@ def _write_review(path: str, reviewed: list[tuple[str, Repaired, list[Doubt]]], 
         atomic_write(path, page, backup=True)
     except WriteError as error:
         _fail(str(error), error.exit_code)
-
-
-def _same_file(first: str, second: str) -> bool:
-    try:
-        return Path(first).resolve() == Path(second).resolve()
-    except (OSError, RuntimeError):
-        return False
-
-
-def _describe(doubt: Doubt) -> str:
-    """One line of ``--mark``: ``line:column: doubt 'X' (confidence 0.62; or: Y 0.30, Z 0.08)``."""
-    others = ", ".join(f"{a.char!r} {a.probability:.2f}" for a in doubt.alternatives[:4]) or "none"
-    return (
-        f"{doubt.line}:{doubt.column}: doubt {doubt.char!r} from {doubt.damaged!r} "
-        f"(confidence {doubt.confidence:.2f}; or: {others})"
-    )
-
-
-def _report(name: str, text: str, result: Repaired, found: list[Doubt]) -> dict[str, object]:
-    """One file of the ``--json`` report."""
-    return {
-        "path": name,
-        "changed": result.text != text,
-        "findings": [finding.to_dict() for finding in result.findings],
-        "doubts": [
-            {
-                "line": d.line,
-                "column": d.column,
-                "offset": d.offset,
-                "char": d.char,
-                "damaged": d.damaged,
-                "confidence": d.confidence,
-                "alternatives": [{"char": a.char, "probability": a.probability} for a in d.alternatives],
-            }
-            for d in found
-        ],
-    }

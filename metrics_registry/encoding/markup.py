@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # markdown-it is imported when first needed: clean text never
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["Layout", "Markup", "Span", "containing", "layout", "markup_for"]
+__all__ = ["Layout", "Markup", "Span", "containing", "fence_after", "layout", "markup_for"]
 
 Markup = Literal["auto", "markdown", "text"]
 
@@ -42,6 +42,10 @@ _TICKS = re.compile(r"`+")
 _OPENERS = re.compile(r"`+|<")
 _CELL_BORDER = re.compile(r"(?<!\\)\|")
 _LOOSE = re.compile(r"[\s`>]")
+_OPENING = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_CLOSING = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+# The lines that may start or end a block: blank lines and fence lines.
+_BLOCK_EDGE = re.compile(r"^(?:[ \t\r]*$| {0,3}(?:`{3,}|~{3,}))", re.M)
 
 Span = tuple[int, int]
 
@@ -69,14 +73,83 @@ def markup_for(name: str) -> Markup:
     return "markdown" if PurePath(name).suffix.lower() in _MARKDOWN_SUFFIXES else "text"
 
 
-def layout(text: str, markup: Markup = "auto") -> Layout:
-    """Where ``text`` holds code and table cells (``auto``: Markdown if it looks like Markdown)."""
+def layout(text: str, markup: Markup = "auto", near: Sequence[Span] | None = None) -> Layout:
+    """Where ``text`` holds code and table cells (``auto``: Markdown if it looks like Markdown).
+
+    With ``near``, the code spans and cells are found only on the lines those spans touch (the
+    fenced and indented blocks everywhere): a long document is parsed inline only where asked.
+    """
     if markup == "auto":
         markup = "markdown" if _MARKDOWN_SIGNS.search(text) else "text"
+    lines = _lines(text)
+    wanted = None if near is None else _touched(lines, near)
     if markup == "text":
-        code = [span for start, end in _lines(text) for span in _code_spans(text, start, end)]
+        chosen = lines if wanted is None else [lines[number] for number in sorted(wanted)]
+        code = [span for start, end in chosen for span in _code_spans(text, start, end)]
         return Layout(tuple(code))
-    return _markdown_layout(text)
+    if wanted is None:
+        return _markdown_layout(text, lines, None, (0, len(lines)))
+    code: list[Span] = []
+    cells: list[Span] = []
+    for region in _regions(text, lines, wanted):
+        part = _markdown_layout(text, lines, wanted, region)
+        code.extend(part.code)
+        cells.extend(part.cells)
+    return Layout(tuple(sorted(code)), tuple(sorted(cells)))
+
+
+def fence_after(line: str, fence: str | None) -> str | None:
+    """The fenced code block open after ``line`` (its backticks or tildes), given the one open before.
+
+    CommonMark's rule, by hand (markdown-it-py parses whole documents): up to three spaces, then
+    three or more backticks (with no backtick after them) or tildes; closed by a line of at least
+    as many of the same character and nothing else.
+    """
+    if fence is None:
+        opening = _OPENING.match(line)
+        if opening is None or (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            return None
+        return opening.group(1)
+    closing = _CLOSING.fullmatch(line)
+    if closing is not None and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence):
+        return None
+    return fence
+
+
+def _regions(text: str, lines: list[Span], wanted: set[int]) -> list[Span]:
+    """The ranges of lines ``[first, last)`` that hold the ``wanted`` lines, each bounded by blank
+    lines outside fenced code: Markdown blocks never straddle such a line (but for HTML blocks
+    such as ``<pre>``, whose blank lines a region may cut: their text is then read as paragraphs),
+    so a region parses as it does inside the whole text, and the rest is never parsed."""
+    boundaries: list[int] = []  # the blank lines outside fences
+    fence: str | None = None
+    for match in _BLOCK_EDGE.finditer(text):
+        number = bisect.bisect_right(lines, (match.start(), sys.maxsize)) - 1
+        line = text[lines[number][0] : lines[number][1]]
+        if fence is None and not line.strip():
+            boundaries.append(number)
+        fence = fence_after(line, fence)
+    regions: list[Span] = []
+    for number in sorted(wanted):
+        index = bisect.bisect_right(boundaries, number)
+        first = boundaries[index - 1] + 1 if index else 0
+        last = boundaries[index] if index < len(boundaries) else len(lines)
+        if regions and first <= regions[-1][1]:
+            regions[-1] = (regions[-1][0], max(last, regions[-1][1]))
+        elif first < last:
+            regions.append((first, last))
+    return regions
+
+
+def _touched(lines: list[Span], spans: Sequence[Span]) -> set[int]:
+    """The numbers of the lines that ``spans`` touch."""
+    starts = [start for start, _ in lines]
+    touched: set[int] = set()
+    for start, end in spans:
+        first = bisect.bisect_right(starts, start) - 1
+        last = bisect.bisect_right(starts, max(start, end - 1)) - 1
+        touched.update(range(max(first, 0), last + 1))
+    return touched
 
 
 @cache
@@ -86,14 +159,28 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
 
-def _markdown_layout(text: str) -> Layout:
-    lines = _lines(text)
-    tokens = _parser().parse(text)
+@cache
+def _block_parser() -> MarkdownIt:
+    """Blocks only: inline content is parsed later, for the blocks that are asked about."""
+    return _parser().__class__("commonmark").enable("table").disable("inline")
+
+
+def _markdown_layout(text: str, lines: list[Span], wanted: set[int] | None, region: Span) -> Layout:
+    """The layout of the lines ``region`` (``[first, last)``) of ``text``, parsed on their own."""
+    offset, last_line = region
+    tokens = _block_parser().parse(text[lines[offset][0] : lines[last_line - 1][1]])
+    for token in tokens:
+        if token.map:
+            token.map = [token.map[0] + offset, token.map[1] + offset]
     code: list[Span] = []
     cells: list[Span] = []
+
+    def asked(first: int, last: int) -> bool:
+        return wanted is None or any(number in wanted for number in range(first, last))
+
     found: dict[tuple[int, int], list[str]] = {}  # each inline block's code spans, as markdown-it read them
     for token in tokens:
-        if token.type == "inline" and token.map:
+        if token.type == "inline" and token.map and asked(*token.map):
             found.setdefault((token.map[0], token.map[1]), []).extend(_inline_code(token))
     in_table = False
     for token in tokens:
@@ -104,6 +191,8 @@ def _markdown_layout(text: str) -> Layout:
         first, last = token.map
         if token.type in ("fence", "code_block"):
             code.append((lines[first][0], lines[min(last, len(lines)) - 1][1]))
+        elif not asked(first, last):
+            continue
         elif token.type == "tr_open":
             start, end = lines[first]
             row = _cells(text, start, end)
@@ -117,7 +206,10 @@ def _markdown_layout(text: str) -> Layout:
 
 
 def _inline_code(token: Token) -> list[str]:
-    return [child.content for child in token.children or () if child.type == "code_inline"]
+    """The code spans markdown-it reads in an inline token (parsed here: the blocks came without)."""
+    parsed = _parser().parseInline(token.content)
+    children = parsed[0].children if parsed else None
+    return [child.content for child in children or () if child.type == "code_inline"]
 
 
 def _lines(text: str) -> list[Span]:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from metrics_registry.encoding.markup import Layout, Markup, Span, containing, layout
@@ -70,29 +70,63 @@ class _Spanned(Protocol):
     def end(self) -> int: ...
 
 
-def quotations(text: str, findings: Sequence[_Spanned], markup: Markup = "auto") -> list[bool]:
+def quotations(
+    text: str,
+    findings: Sequence[_Spanned],
+    markup: Markup = "auto",
+    *,
+    evidence: Callable[[str], bool] | None = None,
+) -> list[bool]:
     """For each of ``findings`` (spans in ``text``), whether it is a quotation (see the module).
 
     ``markup`` says how to find the code of ``text`` (:func:`.markup.layout`); it is parsed only
-    when a finding has no clean text beside it.
+    when a finding has no clean text beside it. ``evidence``, when given, says which visible
+    non-ASCII characters count as clean text (by default any outside ``findings``).
     """
     covered = _merged((f.start, f.end) for f in findings)
     newlines = [m.start() for m in re.finditer("\n", text)]
-    clean_lines: set[int] = set()
-    for match in _NON_ASCII.finditer(text):
-        at = match.start()
-        if _visible(match.group()) and containing(covered, at, at + 1) is None:
-            clean_lines.add(bisect.bisect_left(newlines, at))
+
+    def clean(match: re.Match[str]) -> bool:
+        char, at = match.group(), match.start()
+        if evidence is not None and not evidence(char):
+            return False
+        return _visible(char) and containing(covered, at, at + 1) is None
+
+    # Only the lines that hold a finding are scanned for clean text beside it (a long clean
+    # document is not walked character by character), then the rest only until some is found.
+    finding_lines = {bisect.bisect_left(newlines, f.start) for f in findings}
+    clean_lines = set()
+    for number in finding_lines:
+        if any(clean(match) for match in _NON_ASCII.finditer(text, *_line_span(newlines, number, len(text)))):
+            clean_lines.add(number)
     beside_clean = [bisect.bisect_left(newlines, f.start) in clean_lines for f in findings]
-    if not clean_lines or all(beside_clean):
+    if all(beside_clean):
         return beside_clean
-    where = layout(text, markup)
-    quoted = [m.span() for m in _QUOTED.finditer(text)]
+    if not clean_lines and not any(clean(match) for match in _NON_ASCII.finditer(text)):
+        return beside_clean  # no clean text anywhere: nothing is a quotation
+    alone = [(f.start, f.end) for f, beside in zip(findings, beside_clean, strict=True) if not beside]
+    where = layout(text, markup, near=alone)
+    # quotation marks pair within a line: only the lines of those findings are scanned
+    quoted_lines = sorted({bisect.bisect_left(newlines, start) for start, _ in alone})
+    quoted = [
+        match.span()
+        for number in quoted_lines
+        for match in _QUOTED.finditer(
+            text,
+            newlines[number - 1] + 1 if number else 0,
+            newlines[number] if number < len(newlines) else len(text),
+        )
+    ]
     otherwise_clean = all(
         beside or _marked(text, (f.start, f.end), covered, where, quoted)
         for f, beside in zip(findings, beside_clean, strict=True)
     )
     return [otherwise_clean or beside for beside in beside_clean]
+
+
+def _line_span(newlines: list[int], number: int, length: int) -> tuple[int, int]:
+    """Where line ``number`` (from 0) starts and ends, its line break left out."""
+    return (newlines[number - 1] + 1 if number else 0, newlines[number] if number < len(newlines) else length)
 
 
 def _visible(char: str) -> bool:

@@ -77,10 +77,9 @@ def repair_with_findings(text: str, *, markup: Markup = "auto") -> Repaired:
     """:func:`repair` and :func:`diagnose` in one pass."""
     if isinstance(text, bytes):
         raise TypeError("repair() takes text (str), not bytes: decode the file as UTF-8 first")
-    first = detect(text)
-    if _only_quotations(text, first, markup):
+    if _only_quotations(text, markup):
         return Repaired(text, [])
-    repaired = _repair_all(text, first)
+    repaired = _repair_all(text, detect(text))
     if not repaired.findings:
         return repaired
     quoted = quotations(text, repaired.findings, markup)
@@ -126,23 +125,40 @@ class _Stretch(NamedTuple):
     end: int
 
 
-def _only_quotations(text: str, first: Detection | None, markup: Markup) -> bool:
+def _only_quotations(text: str, markup: Markup) -> bool:
     """Whether every stretch of ``text`` that may be mojibake is a quotation, judged before repairing.
 
-    A page that explains mojibake is clean text; this tells so without decoding its examples, which
-    would load the language models (seconds) only to put the examples back. The stretches cover
-    the findings a repair could make: every stretch :func:`.detection.detect` found (where bytes
-    were lost, too), and each sign of mojibake (:data:`.codepages.SUSPECT_RE`) with as many
-    characters as the longest UTF-8 character its lead byte can start. Wider stretches only make
-    :func:`.quotation.quotations` less willing to call them quotations, so when this says "only
-    quotations", the full repair would have left the text as it is as well.
+    A page that explains mojibake is clean text; this tells so without detecting or decoding
+    anything (which would load the language models, seconds, only to put the examples back).
+    The stretches are the signs of mojibake (:data:`.codepages.SUSPECT_RE`: a lead byte and a
+    continuation byte, which every damaged character of two bytes or more leaves), each with as
+    many characters as the longest UTF-8 character its lead byte can start; and the only evidence
+    of clean text taken is a character that no code page can produce (Chinese, a Vietnamese
+    letter such as ạ, an emoji: :func:`_beyond_code_pages`), since an accented letter or a symbol
+    may be a fragment whose bytes were lost ("Ã" of "Ã©" cut short). Both choices make
+    :func:`.quotation.quotations` less willing to call a stretch a quotation than it is on the
+    repair's own findings. A document that also lost bytes with no sign of mojibake left
+    (a lone "voilÃ ") next to its quoted examples is read as clean: such a fragment is a guess
+    the repair would rather not make in a page that explains mojibake.
     """
-    stretches = [_Stretch(sub.start, sub.end) for sub in first.subs] if first is not None else []
+    stretches = []
     for match in SUSPECT_RE.finditer(text):
         start, end = match.span()
         length = _UTF8_LENGTH.get(text[start], 1) + (" " in match.group())
         stretches.append(_Stretch(start, min(max(end, start + length), len(text))))
-    return bool(stretches) and all(quotations(text, stretches, markup))
+    return bool(stretches) and all(quotations(text, stretches, markup, evidence=_beyond_code_pages))
+
+
+def _code_page_characters() -> frozenset[str]:
+    return frozenset(char for page in CODEPAGES for char in page.to_byte)
+
+
+_CODE_PAGE_CHARACTERS = _code_page_characters()
+
+
+def _beyond_code_pages(char: str) -> bool:
+    """Whether ``char`` is no code page's character, so no mojibake can hold it."""
+    return char not in _CODE_PAGE_CHARACTERS
 
 
 def _utf8_lengths() -> dict[str, int]:

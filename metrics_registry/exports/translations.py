@@ -20,7 +20,6 @@ from typing import Literal
 from pydantic import Field
 
 from metrics_registry.i18n import LANGUAGES, catalog_path
-from metrics_registry.i18n.catalogs import message_state
 from metrics_registry.i18n.translate import Owner, load_catalog, owner_fields
 from metrics_registry.models import _Model
 from metrics_registry.registry import Registry
@@ -60,6 +59,8 @@ def available_languages(root: Path | None) -> list[str]:
 
 
 def _field(catalog: object, english: str, context: str) -> TranslatedText:
+    from metrics_registry.i18n.catalogs import message_state  # Babel, read only when catalogs are
+
     state, string = message_state(catalog, english, context)  # type: ignore[arg-type]
     if isinstance(string, tuple | list):  # plural entries do not occur in the registry domain
         string = string[0]

@@ -15,14 +15,10 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-from babel.messages.catalog import Catalog
-from babel.messages.mofile import read_mo
+from typing import TYPE_CHECKING, Any, Literal
 
 from metrics_registry.concepts import Concept
 from metrics_registry.i18n import I18nError, catalog_path
-from metrics_registry.i18n.catalogs import message_state, read_catalog
 from metrics_registry.i18n.fields import (
     TextField,
     concept_context,
@@ -34,6 +30,12 @@ from metrics_registry.i18n.fields import (
 )
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
+
+# Babel (the 'i18n' extra) is imported where a catalog is read: English needs none, and the
+# core install stays without it (pyproject.toml).
 
 #: What has translatable fields: a metric entry, a family header, a concept.
 Owner = Entry | FamilyInfo | Concept
@@ -68,6 +70,11 @@ class Text:
 
 def load_catalog(root: Path, lang: str, domain: str) -> Catalog | None:
     """The ``.po`` catalog of ``lang``, else its ``.mo``, else ``None``."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.mofile import read_mo
+
+    from metrics_registry.i18n.catalogs import read_catalog
+
     po = catalog_path(root, lang, domain)
     if po.exists():
         return read_catalog(po)
@@ -118,6 +125,8 @@ class Translator:
     def _text(self, item: TextField, context: str) -> Text:
         if self.lang is None:
             return Text(item.text, "source", item.text)
+        from metrics_registry.i18n.catalogs import message_state
+
         state, string = message_state(self.catalog, item.text, context)
         if state == "translated" and string:
             return Text(string, "translated", item.text)
@@ -150,6 +159,8 @@ class UiTranslations:
     def gettext(self, message: str) -> str:
         if self.lang is None:
             return message
+        from metrics_registry.i18n.catalogs import message_state
+
         state, string = message_state(self.catalog, message, None)
         if state == "translated" and string:
             return string if isinstance(string, str) else string[0]

@@ -48,7 +48,8 @@ from metrics_registry.runs.check import (
     build_report,
     finding_id,
 )
-from metrics_registry.runs.identify import KeyInfo, identify_keys, lookup_forms
+from metrics_registry.runs.detect import Detection
+from metrics_registry.runs.identify import KeyInfo, identify_run, lookup_forms
 from metrics_registry.runs.log import LogFormat, LogSummary, Point, ReadProblem, RunLog, time_span
 from metrics_registry.runs.readers.values import to_float
 from metrics_registry.runs.rules import Thresholds
@@ -126,6 +127,7 @@ class HealthMonitor:
         self._non_scalar: set[str] = set()
         self._keys: dict[str, KeyInfo] = {}
         self._votes: Counter[str] = Counter()
+        self._detection: Detection | None = None
         self._stale = False  # keys were added since they were last identified
         self._reported: set[FindingId] = set()
         self._steps: tuple[float, float] | None = None
@@ -152,13 +154,15 @@ class HealthMonitor:
 
     def _identify(self) -> None:
         keys = sorted(set(self._series) | self._non_scalar)
-        self._keys, self._votes = identify_keys(
+        found = identify_run(
             keys,
             self.registry,
             hf_prefixed=self._hf_prefixed,
             family=self.family,
-            trl_version=self.trl_version,
+            version=self.trl_version,
+            version_of="trl" if self.trl_version is not None else None,
         )
+        self._keys, self._votes, self._detection = found.keys, found.votes, found.detection
         self._stale = False
 
     def observe(
@@ -247,7 +251,12 @@ class HealthMonitor:
             time_span(*self._times) if self._times is not None else None,
         )
         return build_report(
-            log, self._keys, self._votes, lambda key, _info: self._series.get(key), summary=summary
+            log,
+            self._keys,
+            self._votes,
+            lambda key, _info: self._series.get(key),
+            summary=summary,
+            detection=self._detection,
         )
 
     def write_report(

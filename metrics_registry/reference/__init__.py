@@ -1,6 +1,7 @@
 """Readable PyTorch reference implementations of the computable metrics.
 
-One module per topic:
+Shared primitives here, one package per family. The modules at this level
+hold what every framework builds on:
 
 | module | what it holds |
 | --- | --- |
@@ -8,15 +9,27 @@ One module per topic:
 | `kl` | the k1 / k2 / k3 KL estimators, exact categorical KL |
 | `entropy` | categorical entropy from logits, sampled entropy |
 | `gae` | generalised advantage estimation and returns |
-| `ppo` | TRL `PPOTrainer` (PPOv2) metrics |
-| `legacy` | TRL v0.7 `PPOTrainer` metrics (`ppo/*`, ...) |
-| `grpo` | TRL `GRPOTrainer` metrics |
 | `lengths` | completion lengths, truncation, EOS counts |
 | `multiturn` | the multi-turn GRPO extension |
 | `examples` | running the registry's worked examples |
 
+Each family has a package named after its data file
+(`metrics_registry/data/<name>.yaml` -> `reference/<name>/`), split into
+modules of one area each, whose `__init__` re-exports the public functions:
+
+| package | family |
+| --- | --- |
+| `ppo` | TRL `PPOTrainer` (PPOv2) metrics |
+| `legacy_ppo` | TRL v0.7 `PPOTrainer` metrics (`ppo/*`, ...) |
+| `grpo` | TRL `GRPOTrainer` metrics |
+
+A family package imports the shared primitives, never another family's
+package, so a new framework is a data file plus a package (and its tests in
+`tests/reference/<name>/`), with no change here.
+
 Each registry entry with `computable: true` names its function in
-`reference` (e.g. `metrics_registry.reference.kl.k3`) and holds worked
+`reference` by the module that defines it (e.g. `metrics_registry.reference.kl.k3`,
+`metrics_registry.reference.grpo.rewards.reward_mean`) and holds worked
 examples that the tests run through it.
 
 Importing this package does not import torch (the registry and the command

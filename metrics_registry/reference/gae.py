@@ -12,7 +12,8 @@ $R_t$ is a TD($\lambda$) target, not a Monte-Carlo return (the two
 agree for $\lambda = 1$). TRL runs the recursion over every position
 of the padded response, without a done mask; the rewards and values of
 padding are 0 by then, so padding after the last real token changes nothing
-(see [`ppo.rollout_advantages_and_returns()`][metrics_registry.reference.ppo.rollout_advantages_and_returns]
+(see
+[`rollout_advantages_and_returns()`][metrics_registry.reference.ppo.rollout.rollout_advantages_and_returns]
 for what TRL zeroes and where it puts the score).
 """
 

@@ -21,7 +21,7 @@ Finding kinds and severities:
 ``nothing-checked``  no series could be checked: no scalar key, no key the
                      registry knows, or only ambiguous ones (error): such a
                      log is not healthy, whatever else it holds
-``known-issue``      the release the run used (``--trl-version``) logs a wrong
+``known-issue``      the release the run used (``--version``) logs a wrong
                      value for the key, a known metrics-only bug (info); with
                      the tracker link. Not reported when the run's config
                      (``--config``) is known to avoid the bug
@@ -45,13 +45,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from metrics_registry.conditions import RunFacts, all_of
 from metrics_registry.models import FiniteRule, KnownIssue
 from metrics_registry.registry import Entry, Registry
-from metrics_registry.runs.identify import KeyInfo, identify_keys
+from metrics_registry.runs.detect import Detection
+from metrics_registry.runs.identify import KeyInfo, identify_run
 from metrics_registry.runs.log import LogSummary, Point, ReadProblem, RunLog
 from metrics_registry.runs.rulestate import FiniteState, RuleState, Thresholds, Violation, new_state
 
@@ -92,16 +93,31 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 @dataclass(frozen=True)
 class CheckOptions:
-    """What the user says about the run: family, TRL release, configuration values."""
+    """What the user says about the run: family or framework, release, configuration values.
+
+    ``trl_version`` (``--trl-version``) is a TRL release; ``version`` (``--version``) a release
+    of ``framework``, or of the framework detected from the keys when it is ``None``.
+    """
 
     family: str | None = None
     trl_version: str | None = None
     thresholds: Thresholds = field(default_factory=Thresholds)
     config: Mapping[str, object] = field(default_factory=dict)
+    framework: str | None = None
+    version: str | None = None
+
+    def release(self) -> tuple[str | None, str] | None:
+        """``(framework, version)`` the run used (framework ``None``: the detected one), if given."""
+        if self.version is not None:
+            return self.framework, self.version
+        if self.trl_version is not None:
+            return "trl", self.trl_version
+        return None
 
     def facts(self, entry: Entry) -> RunFacts:
-        """What is known of the run for ``entry``'s family (``--trl-version`` counts TRL releases only)."""
-        version = self.trl_version if entry.family.versions_of == "trl" else None
+        """What is known of the run for ``entry``: the release counts for its framework's entries only."""
+        release = self.release()
+        version = release[1] if release is not None and entry.family.versions_of == release[0] else None
         return RunFacts(version, self.config)
 
 
@@ -149,10 +165,13 @@ class RunReport:
     rules_evaluated: int = 0
     rules_skipped: int = 0  # rules whose conditions the run is known not to meet
     summary: LogSummary = field(default_factory=LogSummary)
+    detection: Detection | None = None  # how the framework and family were told (None: not asked)
 
     @property
     def family(self) -> str | None:
-        """The family most keys belong to (``None`` when no key is known)."""
+        """The family the run was detected (or said) to be, else the one most keys belong to."""
+        if self.detection is not None:
+            return self.detection.family
         top = self.family_votes.most_common(2)
         if not top or (len(top) == 2 and top[0][1] == top[1][1]):
             return None
@@ -350,13 +369,14 @@ def build_report(
     summary: LogSummary,
     on_series: Callable[[str], None] | None = None,
     facts: Callable[[Entry], RunFacts] | None = None,
+    detection: Detection | None = None,
 ) -> RunReport:
     """The report on a run whose keys are identified; ``series(key, info)`` gives each key's checks.
 
     ``facts`` says what is known of the run (release, configuration) for an entry: the known
     issues of that release are reported, and rules it rules out are skipped.
     """
-    report = RunReport(log, keys, [], votes, summary=summary)
+    report = RunReport(log, keys, [], votes, summary=summary, detection=detection)
     for problem in log.problems:
         if problem.kind == "stopped":
             report.findings.append(RunFinding("log-stopped", "error", None, problem=problem))
@@ -409,13 +429,21 @@ def check_run(
 ) -> RunReport:
     """Identify every key of ``log`` and evaluate the healthy rules; ``on_series`` is called per key."""
     options = options or CheckOptions()
-    keys, votes = identify_keys(
+    release = options.release()
+    found = identify_run(
         log.logged_keys(),
         registry,
         hf_prefixed=log.hf_prefixed,
         family=options.family,
-        trl_version=options.trl_version,
+        framework=options.framework,
+        version=release[1] if release is not None else None,
+        version_of=release[0] if release is not None else None,
     )
+    detection = found.detection
+    if options.version is not None and options.framework is None:
+        # --version counts the releases of the framework the keys showed
+        options = replace(options, framework=detection.framework if detection.version else None)
+    keys, votes = found.keys, found.votes
 
     def series(key: str, info: KeyInfo) -> SeriesCheck | None:
         points = log.series.get(key)
@@ -428,5 +456,12 @@ def check_run(
         return checks
 
     return build_report(
-        log, keys, votes, series, summary=LogSummary.of(log), on_series=on_series, facts=options.facts
+        log,
+        keys,
+        votes,
+        series,
+        summary=LogSummary.of(log),
+        on_series=on_series,
+        facts=options.facts,
+        detection=detection,
     )

@@ -114,13 +114,30 @@ def _check_runs(
 @click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
 @click.option(
     "--input-format",
-    type=click.Choice(["auto", "trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl"]),
+    type=click.Choice(
+        ["auto", "trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl", "verl-jsonl", "verl-console"]
+    ),
     default="auto",
     show_default=True,
-    help="Format of the logs; 'auto' tells from the name (.json, .csv, .jsonl, event files, folders).",
+    help="Format of the logs; 'auto' tells from the name and the first line (.json, .csv, .jsonl, .log,"
+    " event files, folders).",
+)
+@click.option(
+    "--framework",
+    help="Framework that wrote the logs (e.g. trl, verl), when its keys do not tell; default: detected.",
 )
 @click.option("--family", help="Family of the run (e.g. grpo, ppo, legacy-ppo), when keys are ambiguous.")
-@click.option("--trl-version", callback=release_number, help="TRL release that wrote the logs, e.g. 0.7.10.")
+@click.option(
+    "--version",
+    "version",
+    callback=release_number,
+    help="Release of the run's framework (the one given or detected) that wrote the logs, e.g. 0.7.10.",
+)
+@click.option(
+    "--trl-version",
+    callback=release_number,
+    help="TRL release that wrote the logs, e.g. 0.7.10 (the same as --framework trl --version).",
+)
 @click.option(
     "--config",
     "config",
@@ -162,7 +179,9 @@ def check_run_command(
     *,
     logs: tuple[Path, ...],
     input_format: str,
+    framework: str | None,
     family: str | None,
+    version: str | None,
     trl_version: str | None,
     config: dict[str, object],
     fmt: str,
@@ -171,7 +190,7 @@ def check_run_command(
     site_url: str,
     output: Path | None,
 ) -> None:
-    """Check training logs (trainer_state.json, TensorBoard, W&B CSV or JSON lines) against the registry.
+    """Check training logs (trainer_state.json, TensorBoard, W&B, verl's loggers) against the registry.
 
     Identifies every logged key, names unknown and legacy keys, and evaluates the
     registry's healthy rules over each series (docs/en/tools/check-run.md). Exit
@@ -182,7 +201,7 @@ def check_run_command(
 
     from metrics_registry.fileio import atomic_write_text
     from metrics_registry.registry import RegistryError
-    from metrics_registry.runs.check import SEVERITIES, CheckOptions
+    from metrics_registry.runs.check import SEVERITIES
     from metrics_registry.runs.locale import Localizer
     from metrics_registry.runs.log import LogError
     from metrics_registry.runs.render import render_json, render_markdown, render_text
@@ -199,9 +218,15 @@ def check_run_command(
             registry = obj.load()
         except RegistryError as error:
             fail(str(error), EXIT_CANNOT_CHECK)
-        if family is not None and family not in registry.families:
-            fail(f"unknown family '{family}' (known: {', '.join(sorted(registry.families))})", EXIT_USAGE)
-        reports = _check_runs(runs, registry, CheckOptions(family, trl_version, config=config), progress)
+        options = _options(
+            registry,
+            framework=framework,
+            family=family,
+            version=version,
+            trl_version=trl_version,
+            config=config,
+        )
+        reports = _check_runs(runs, registry, options, progress)
     loc = Localizer(lang, site_url=site_url)
     if fmt == "json":
         text: str | None = render_json(reports, loc)
@@ -229,6 +254,55 @@ def check_run_command(
     threshold = SEVERITIES.index(fail_on)  # type: ignore[arg-type]
     if any(SEVERITIES.index(f.severity) <= threshold for report in reports for f in report.findings):
         sys.exit(EXIT_FINDINGS)
+
+
+def _options(
+    registry: Registry,
+    *,
+    framework: str | None,
+    family: str | None,
+    version: str | None,
+    trl_version: str | None,
+    config: dict[str, object],
+) -> CheckOptions:
+    """The options from --framework, --family, --version and --trl-version; usage errors exit 2."""
+    from metrics_registry.runs.check import CheckOptions
+    from metrics_registry.runs.detect import framework_label, frameworks, resolve_framework
+    from metrics_registry.terminal import printable
+
+    if family is not None and family not in registry.families:
+        fail(
+            f"unknown family '{printable(family)}' (known: {', '.join(sorted(registry.families))})",
+            EXIT_USAGE,
+        )
+    chosen = None
+    if framework is not None:
+        chosen = resolve_framework(registry, framework)
+        if chosen is None:
+            known = ", ".join(framework_label(name) for name in frameworks(registry))
+            fail(f"unknown framework '{printable(framework)}' (known: {known})", EXIT_USAGE)
+    if family is not None:
+        of_family = registry.families[family].versions_of
+        if chosen is not None and chosen != of_family:
+            fail(
+                f"family '{family}' is {framework_label(of_family)}'s, not {framework_label(chosen)}'s;"
+                " give one of --family and --framework",
+                EXIT_USAGE,
+            )
+        chosen = of_family
+    if trl_version is not None:
+        if version is not None:
+            fail(
+                "give one of --version and --trl-version (--trl-version X is --framework trl --version X)",
+                EXIT_USAGE,
+            )
+        if chosen is not None and chosen != "trl":
+            fail(
+                f"--trl-version is a TRL release, and the run is {framework_label(chosen)}'s; use --version",
+                EXIT_USAGE,
+            )
+        return CheckOptions(family, trl_version, config=config, framework=chosen)
+    return CheckOptions(family, config=config, framework=chosen, version=version)
 
 
 def _encodable(text: str) -> str:

@@ -21,16 +21,17 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from pathlib import Path
-
-from babel.dates import format_datetime
-from babel.messages.catalog import PYTHON_FORMAT, Catalog
-from babel.numbers import format_decimal, format_scientific
+from typing import TYPE_CHECKING
 
 from metrics_registry.i18n import I18nError, catalog_path, locale_of
 from metrics_registry.i18n.translate import Translator, UiTranslations, load_catalog
 from metrics_registry.links import metric_url
 from metrics_registry.locate import find_i18n_root
 from metrics_registry.registry import Entry
+from metrics_registry.runs import english_format
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
 
 __all__ = ["LANGUAGES", "Localizer", "placeholder_problem"]
 
@@ -55,6 +56,8 @@ def placeholder_problem(english: str, translation: str) -> str | None:
     >>> placeholder_problem("%(count)s values", "%(count)d giá trị")
     '%d format: a real number is required, not str'
     """
+    from babel.messages.catalog import PYTHON_FORMAT
+
     found = PYTHON_FORMAT.findall(english)
     if not found:
         return None  # the English is not %-formatted, nor is the translation
@@ -152,16 +155,29 @@ class Localizer:
             return "NaN"
         if math.isinf(value):
             return "∞" if value > 0 else "-∞"
-        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e9):
+        scientific = value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e9)
+        if self.lang == "en":  # without Babel, which the core install lacks (english_format)
+            return english_format.scientific(value) if scientific else english_format.decimal(value)
+        from babel.numbers import format_decimal, format_scientific
+
+        if scientific:
             return format_scientific(value, format="0.###E0", locale=self.locale)
         return format_decimal(value, format="#,##0.####", locale=self.locale)
 
     def step(self, step: float) -> str:
         if float(step).is_integer():
+            if self.lang == "en":
+                return english_format.integer(int(step))
+            from babel.numbers import format_decimal
+
             return format_decimal(int(step), locale=self.locale)
         return self.number(step)
 
     def datetime(self, moment: datetime) -> str:
+        if self.lang == "en":
+            return english_format.datetime_medium(moment)
+        from babel.dates import format_datetime
+
         return format_datetime(moment, "medium", tzinfo=UTC, locale=self.locale)
 
     def suggests(self, entry: Entry, rule: object) -> str:

@@ -18,7 +18,9 @@ from metrics_registry.registry import RegistryError
 __all__ = ["LogError", "LogFormat", "LogSummary", "Point", "ReadProblem", "RunLog", "time_span"]
 
 #: ``live``: values handed to the live monitor by a training loop, not read from a file.
-LogFormat = Literal["trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl", "live"]
+LogFormat = Literal[
+    "trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl", "verl-jsonl", "verl-console", "live"
+]
 
 
 class LogError(RegistryError):

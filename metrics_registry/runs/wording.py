@@ -6,8 +6,12 @@ report's gettext, bound at the top of each function.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from metrics_registry.describe import describe_issue_effect, describe_rule
+from metrics_registry.registry import logged_by
 from metrics_registry.runs.check import RunFinding
+from metrics_registry.runs.detect import Detection, framework_label
 from metrics_registry.runs.locale import Localizer
 
 __all__ = [
@@ -16,6 +20,7 @@ __all__ = [
     "SERIES_KINDS",
     "counts_text",
     "describe",
+    "detection_text",
     "expected",
     "severity_label",
 ]
@@ -71,7 +76,7 @@ def _describe_log(finding: RunFinding, loc: Localizer) -> str:
             "no-known-key": _(
                 "no known metric: no key of this log is in the registry; is it a log of a TRL trainer?"
             ),
-            "ambiguous": _("nothing to check: every known key is ambiguous; pass --family or --trl-version"),
+            "ambiguous": _("nothing to check: every known key is ambiguous; pass --family or --version"),
             "no-values": _("nothing to check: the known keys hold no scalar values"),
         }[finding.nothing or "no-keys"]
     assert problem is not None
@@ -124,11 +129,10 @@ def describe(finding: RunFinding, loc: Localizer) -> str:
     if finding.kind == "unknown-key":
         return _("not in the registry")
     if finding.kind == "ambiguous-key":
-        families = _join(sorted({m.entry.family.id for m in info.candidates}))
         return _(
             "logged by several families (%(families)s) with different meanings;"
-            " pass --family or --trl-version to choose"
-        ) % {"families": families}
+            " pass --framework, --family or --version to choose"
+        ) % {"families": logged_by(sorted(info.candidates, key=lambda m: m.entry.id))}
     if finding.kind == "legacy-key":
         assert info.entry is not None
         return _("legacy name of %(versions)s; the current key is %(successors)s") % {
@@ -202,3 +206,69 @@ def counts_text(errors: int, warnings: int, notes: int, loc: Localizer) -> str:
             loc.ngettext("%(n)s note", "%(n)s notes", notes) % {"n": loc.step(notes)},
         ]
     )
+
+
+def detection_text(detection: Detection, loc: Localizer, quote: Callable[[str], str]) -> str:
+    """Which framework (and family) the run is, and why: the evidence of the keys.
+
+    ``quote`` shows a logged key (untrusted) in the report's format.
+    """
+    _ = loc.gettext
+    if detection.framework is None:
+        if detection.how == "tie" and detection.scores and detection.scores[0].own:
+            text = _("not recognised: %(frameworks)s have as many keys of their own (%(count)s each)") % {
+                "frameworks": _(", ").join(framework_label(name) for name in detection.tied),
+                "count": loc.step(len(detection.scores[0].own)),
+            }
+        elif detection.how == "tie":
+            text = _("not recognised: every known key is logged by several frameworks (%(frameworks)s)") % {
+                "frameworks": _(", ").join(framework_label(s.framework) for s in detection.scores),
+            }
+        else:
+            text = _("not recognised: no key is in the registry")
+    else:
+        text = _framework_text(detection, detection.framework, loc, quote)
+    if detection.version_unused:
+        text = _("%(text)s; --version not applied: the run's framework is not known") % {"text": text}
+    return text
+
+
+def _framework_text(detection: Detection, framework: str, loc: Localizer, quote: Callable[[str], str]) -> str:
+    _ = loc.gettext
+    name = framework_label(framework)
+    head = name if detection.version is None else f"{name} {detection.version}"
+    if detection.family is not None:
+        head = _("%(framework)s, family %(family)s") % {"framework": head, "family": detection.family}
+    score = detection.score(framework)
+    values = {
+        "head": head,
+        "framework": name,
+        "recognised": loc.step(score.recognised if score is not None else 0),
+        "total": loc.step(detection.total),
+        "own": loc.step(len(score.own) if score is not None else 0),
+    }
+    if detection.how == "given":
+        text = _("%(head)s, as given: %(recognised)s of %(total)s keys are %(framework)s's") % values
+    elif detection.how == "weak":
+        text = (
+            _(
+                "%(head)s, on weak evidence: %(recognised)s of %(total)s keys are %(framework)s's,"
+                " %(own)s of them only %(framework)s's"
+            )
+            % values
+        )
+        other = next((s for s in detection.scores if s.framework != framework and s.own), None)
+        if other is not None:
+            text = _("%(text)s; %(other)s has %(count)s keys of its own") % {
+                "text": text,
+                "other": framework_label(other.framework),
+                "count": loc.step(len(other.own)),
+            }
+        return text
+    else:
+        text = _("%(head)s: %(recognised)s of %(total)s keys are %(framework)s's") % values
+    key = detection.evidence
+    if key is None:
+        return text
+    owner = detection.family if detection.family_own.get(detection.family or "") else name
+    return _("%(text)s; %(key)s is only %(owner)s's") % {"text": text, "key": quote(key), "owner": owner}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -194,8 +195,13 @@ def build_site(
     languages: tuple[str, ...] | None = None,
     site_url: str | None = None,
     jobs: int | None = None,
+    reuse: bool = False,
 ) -> BuildReport:
     """Generate every language's pages and build them; raise :class:`BuildError` on any warning.
+
+    With ``reuse``, the languages not in ``languages`` that the current site at ``output`` holds
+    are kept as they are (hard-linked into the new site), so ``serve`` rebuilds only the
+    languages an edit touched; the language switcher and root pages still list every language.
 
     ``work`` holds the generated Markdown and configs (``build/`` of the
     project by default; not committed). ``jobs`` MkDocs builds run at once
@@ -208,9 +214,17 @@ def build_site(
     work = (work or root / "build").resolve()
     check_output(output, root=root, work=work)
     claim_work(work)  # its language folders are deleted and generated again
+    built = languages or tuple(language.code for language in SITE_LANGUAGES)
+    kept = tuple(
+        language.code
+        for language in SITE_LANGUAGES
+        if reuse and language.code not in built and (output / language.code / "index.html").is_file()
+    )
     with build_lock(work) as lock_fd, publishing(output) as stage:
         locks = (lock_fd, stage.lock_fd)  # MkDocs holds them too: see build_lock()
-        report = _build(registry, stage.path, root, work, languages, site_url, jobs, locks)
+        for code in kept:  # the previous build's files are never written again: links are safe
+            shutil.copytree(output / code, stage.path / code, copy_function=os.link)
+        report = _build(registry, stage.path, root, work, (built, kept), site_url, jobs, locks)
     report.output = output
     return report
 
@@ -220,15 +234,17 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     output: Path,
     root: Path,
     work: Path,
-    languages: tuple[str, ...] | None,
+    languages: tuple[tuple[str, ...], tuple[str, ...]],
     site_url: str | None,
     jobs: int | None,
     locks: tuple[int, ...],
 ) -> BuildReport:
-    """The build itself, into ``output`` (a fresh folder that :func:`build_site` swaps in)."""
+    """The build itself, into ``output`` (a fresh folder that :func:`build_site` swaps in);
+    ``languages`` are the ones to build and the ones already there (kept from the previous site)."""
     from metrics_registry.i18n.translate import UiTranslations, load_catalog
 
-    codes = languages or tuple(language.code for language in SITE_LANGUAGES)
+    codes, kept = languages
+    listed = tuple(language.code for language in SITE_LANGUAGES if language.code in codes + kept)
     base_url = _site_url(root, site_url)
     started = time.perf_counter()
     configs = []
@@ -251,7 +267,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             docs=docs,
             output=output,
             lang=lang,
-            codes=codes,
+            codes=listed,
             base_url=base_url,
             nav=nav,
             gettext=gettext,
@@ -268,7 +284,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             problems = [line for line in lines if line.startswith(("WARNING", "ERROR"))] or lines[-5:]
             raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
     built = time.perf_counter()
-    write_root_pages(output, codes, data, base_url)
+    write_root_pages(output, listed, data, base_url)
     problems = check_links(output)
     if problems:
         shown = "\n  ".join(str(problem) for problem in problems[:20])

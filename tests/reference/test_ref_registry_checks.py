@@ -135,7 +135,7 @@ def test_an_extension_may_keep_its_reference_module_next_to_its_file(tmp_path: P
 
 
 def test_find_reference_reads_the_signature_without_importing() -> None:
-    target = find_reference("metrics_registry.reference.ppo.approxkl_avg")
+    target = find_reference("metrics_registry.reference.ppo.logged.approxkl_avg")
     assert not isinstance(target, str)
     assert target.required == ("logprobs", "old_logprobs", "mask")
     assert "unwritten_cells" in (target.parameters or ())

@@ -10,7 +10,16 @@ format             what is passed
 ``wandb-csv``      a CSV exported from W&B (``.csv``)
 ``wandb-jsonl``    W&B history as JSON lines (``.jsonl``,
                    ``wandb-history.jsonl``, or a W&B run folder)
+``verl-jsonl``     verl's file logger (``.jsonl`` whose first line is
+                   ``{"step": ..., "data": {...}}``)
+``verl-console``   verl's console logger: a captured terminal log
+                   (``.log``, ``.txt``, ``.out``) with ``step:N - key:value``
+                   lines
 =================  =====================================================
+
+OpenRLHF and NeMo-RL write their metrics only through trackers (W&B,
+TensorBoard, MLflow, SwanLab), read by the formats above; their console
+output is progress bars and formatted summaries, not a log of keys.
 """
 
 from __future__ import annotations
@@ -22,12 +31,29 @@ from pathlib import Path
 from metrics_registry.runs.log import LogError, LogFormat, RunLog
 from metrics_registry.runs.readers.tensorboard import EVENT_FILE_PREFIX, event_folders, read_tensorboard
 from metrics_registry.runs.readers.trainer_state import read_trainer_state
+from metrics_registry.runs.readers.verl import (
+    is_verl_record,
+    looks_like_verl_console,
+    read_verl_console,
+    read_verl_jsonl,
+)
 from metrics_registry.runs.readers.wandb_csv import read_wandb_csv
 from metrics_registry.runs.readers.wandb_jsonl import read_wandb_jsonl
 
 __all__ = ["FORMATS", "detect_format", "latest_trainer_state", "read_log", "wandb_history"]
 
-FORMATS: tuple[LogFormat, ...] = ("trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl")
+FORMATS: tuple[LogFormat, ...] = (
+    "trainer-state",
+    "tensorboard",
+    "wandb-csv",
+    "wandb-jsonl",
+    "verl-jsonl",
+    "verl-console",
+)
+#: Names of captured terminal output that may hold verl's console logger lines.
+_CONSOLE_SUFFIXES = (".log", ".txt", ".out")
+#: How much of a file is read to tell its format (a verl record of every metric fits).
+_SNIFF_BYTES = 1 << 20
 
 #: Keys transformers' TensorBoard and W&B callbacks always write (``epoch`` and the step, rewritten).
 _HF_MARKERS = ("train/epoch", "train/global_step")
@@ -75,12 +101,35 @@ def detect_format(path: Path) -> tuple[LogFormat, Path]:
     if suffix == ".csv":
         return "wandb-csv", path
     if suffix == ".jsonl":
-        return "wandb-jsonl", path
+        return ("verl-jsonl" if _first_record_is_verl(path) else "wandb-jsonl"), path
     if suffix == ".json":
         return "trainer-state", path
+    if suffix in _CONSOLE_SUFFIXES and path.is_file() and looks_like_verl_console(_head(path)):
+        return "verl-console", path
     raise LogError(
         f"{path}: cannot tell the format from the name; pass --input-format ({', '.join(FORMATS)})"
     )
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(_SNIFF_BYTES)
+
+
+def _first_record_is_verl(path: Path) -> bool:
+    """Whether the first non-blank line of a JSON lines file is a verl file logger record."""
+    if not path.is_file():
+        return False  # a device or pipe: read_log refuses it
+    from metrics_registry.runs.readers.wandb_jsonl import BadLine, parse_line
+
+    for raw in _head(path).splitlines():
+        try:
+            record = parse_line(raw)
+        except BadLine:
+            return False  # the W&B reader says what is wrong with it
+        if record is not None:
+            return is_verl_record(record)
+    return False
 
 
 def _refuse_special(path: Path) -> None:
@@ -114,6 +163,12 @@ def read_log(
         runs = [read_trainer_state(path)]
     elif fmt == "tensorboard":
         runs = read_tensorboard(path)
+    elif fmt in ("verl-jsonl", "verl-console"):
+        if path.is_dir():
+            raise LogError(f"{path}: a folder; pass the log file verl wrote ({fmt})")
+        size = path.stat().st_size
+        reader = read_verl_jsonl if fmt == "verl-jsonl" else read_verl_console
+        runs = [reader(path, (lambda done: on_progress(done, size)) if on_progress else None)]
     elif fmt == "wandb-csv":
         runs = read_wandb_csv(path, (lambda rows: on_progress(rows, 0)) if on_progress else None)
     else:

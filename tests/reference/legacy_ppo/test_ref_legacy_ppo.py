@@ -10,7 +10,7 @@ from _refutil import close, prefix_mask
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metrics_registry.reference import legacy
+from metrics_registry.reference import legacy_ppo
 from metrics_registry.reference.entropy import sampled_sequence_entropy
 
 # ------------------------------------------------------ TRL 0.7.10, trl/core.py
@@ -146,24 +146,24 @@ def test_training_statistics_match_trl() -> None:
     lp, old, adv, mask = d["logprobs"], d["old_logprobs"], d["advantages"], d["mask"]
     vp, v, ret = d["vpreds"], d["values"], d["returns"]
     ours = {
-        "loss/policy": legacy.loss_policy(lp, old, adv, mask),
-        "loss/value": legacy.loss_value(vp, v, ret, mask, logprobs=lp, old_logprobs=old),
-        "loss/total": legacy.loss_total(lp, old, adv, vpreds=vp, values=v, returns=ret, mask=mask),
-        "policy/entropy": legacy.policy_entropy(d["logits"], mask),
-        "policy/approxkl": legacy.policy_approxkl(lp, old, mask),
-        "policy/policykl": legacy.policy_policykl(lp, old, mask),
-        "policy/clipfrac": legacy.policy_clipfrac(lp, old, adv, mask),
-        "policy/advantages_mean": legacy.advantages_mean(adv, mask),
-        "returns/mean": legacy.returns_mean(ret, mask),
-        "returns/var": legacy.returns_var(ret, mask),
-        "val/vpred": legacy.val_vpred(vp, mask),
-        "val/error": legacy.val_error(vp, ret, mask),
-        "val/clipfrac": legacy.val_clipfrac(vp, v, ret, mask),
-        "val/mean": legacy.val_mean(v, mask),
-        "val/var": legacy.val_var(v, mask),
-        "val/var_explained": legacy.val_var_explained(vp, ret, mask),
-        "policy/ratio": legacy.ratio_histogram(lp, old),
-        "policy/advantages": legacy.advantages_histogram(adv),
+        "loss/policy": legacy_ppo.loss_policy(lp, old, adv, mask),
+        "loss/value": legacy_ppo.loss_value(vp, v, ret, mask, logprobs=lp, old_logprobs=old),
+        "loss/total": legacy_ppo.loss_total(lp, old, adv, vpreds=vp, values=v, returns=ret, mask=mask),
+        "policy/entropy": legacy_ppo.policy_entropy(d["logits"], mask),
+        "policy/approxkl": legacy_ppo.policy_approxkl(lp, old, mask),
+        "policy/policykl": legacy_ppo.policy_policykl(lp, old, mask),
+        "policy/clipfrac": legacy_ppo.policy_clipfrac(lp, old, adv, mask),
+        "policy/advantages_mean": legacy_ppo.advantages_mean(adv, mask),
+        "returns/mean": legacy_ppo.returns_mean(ret, mask),
+        "returns/var": legacy_ppo.returns_var(ret, mask),
+        "val/vpred": legacy_ppo.val_vpred(vp, mask),
+        "val/error": legacy_ppo.val_error(vp, ret, mask),
+        "val/clipfrac": legacy_ppo.val_clipfrac(vp, v, ret, mask),
+        "val/mean": legacy_ppo.val_mean(v, mask),
+        "val/var": legacy_ppo.val_var(v, mask),
+        "val/var_explained": legacy_ppo.val_var_explained(vp, ret, mask),
+        "policy/ratio": legacy_ppo.ratio_histogram(lp, old),
+        "policy/advantages": legacy_ppo.advantages_histogram(adv),
     }
     for key, value in ours.items():
         # Bessel factors of integer counts are float32 in TRL (see test_ref_ppo)
@@ -176,10 +176,10 @@ def test_ratio_threshold_zeroes_a_minibatch() -> None:
     lp[0] = d["old_logprobs"][0] + 3.0  # minibatch 0: ratio e^3 > 10 everywhere
     trl = _trl_step_stats({**d, "logprobs": lp})
     args = (lp, d["old_logprobs"], d["advantages"], d["mask"])
-    assert close(legacy.loss_policy(*args), trl["loss/policy"], 1e-12)
-    full = legacy.loss_policy(*args, ratio_threshold=float("inf"))
+    assert close(legacy_ppo.loss_policy(*args), trl["loss/policy"], 1e-12)
+    full = legacy_ppo.loss_policy(*args, ratio_threshold=float("inf"))
     assert not close(full, trl["loss/policy"], 1e-6)
-    value = legacy.loss_value(
+    value = legacy_ppo.loss_value(
         d["vpreds"], d["values"], d["returns"], d["mask"], logprobs=lp, old_logprobs=d["old_logprobs"]
     )
     assert close(value, trl["loss/value"], 1e-12)
@@ -199,19 +199,19 @@ def test_rollout_statistics_match_trl() -> None:
     rewards = non_score.clone()
     for i in range(b):
         rewards[i, mask[i].nonzero()[-1]] += scores[i]
-    assert close(legacy.compute_rewards(scores, lp, ref, mask, kl_coef=beta), rewards)
-    assert close(legacy.objective_kl(lp, ref, mask), (kls * mask).sum(-1).mean())
-    assert close(legacy.kl_dist(lp, ref, mask), (kls * mask).sum(-1))
+    assert close(legacy_ppo.compute_rewards(scores, lp, ref, mask, kl_coef=beta), rewards)
+    assert close(legacy_ppo.objective_kl(lp, ref, mask), (kls * mask).sum(-1).mean())
+    assert close(legacy_ppo.kl_dist(lp, ref, mask), (kls * mask).sum(-1))
     assert close(
-        legacy.mean_non_score_reward(lp, ref, mask, kl_coef=beta), _masked_mean(non_score, mask.double())
+        legacy_ppo.mean_non_score_reward(lp, ref, mask, kl_coef=beta), _masked_mean(non_score, mask.double())
     )
     assert close(sampled_sequence_entropy(lp, mask), (-lp * mask).sum(-1).mean())
-    assert close(legacy.mean_scores(scores), scores.mean())
-    assert close(legacy.std_scores(scores), scores.std())
+    assert close(legacy_ppo.mean_scores(scores), scores.mean())
+    assert close(legacy_ppo.std_scores(scores), scores.std())
     values = torch.randn(b, t, generator=g, dtype=torch.float64)
     for whiten in (False, True):
         v, a, r = _trl_compute_advantages(values, rewards, mask.double(), 1.0, 0.95, whiten)
-        ours = legacy.compute_advantages(values, rewards, mask, whiten_rewards=whiten)
+        ours = legacy_ppo.compute_advantages(values, rewards, mask, whiten_rewards=whiten)
         assert (
             close(ours["values"], v)
             and close(ours["returns"], r, 1e-6)
@@ -223,42 +223,45 @@ def test_kl_penalty_variants() -> None:
     lp = torch.tensor([[-1.0, -2.0]], dtype=torch.float64)
     ref = torch.tensor([[-1.5, -1.0]], dtype=torch.float64)
     mask = torch.ones(1, 2, dtype=torch.bool)
-    assert close(legacy.objective_kl(lp, ref, mask, "kl"), -0.5)
-    assert close(legacy.objective_kl(lp, ref, mask, "abs"), 1.5)
-    assert close(legacy.objective_kl(lp, ref, mask, "mse"), 0.5 * (0.25 + 1.0))
+    assert close(legacy_ppo.objective_kl(lp, ref, mask, "kl"), -0.5)
+    assert close(legacy_ppo.objective_kl(lp, ref, mask, "abs"), 1.5)
+    assert close(legacy_ppo.objective_kl(lp, ref, mask, "mse"), 0.5 * (0.25 + 1.0))
     logits = torch.tensor([[[2.0, 0.0, -1.0]]], dtype=torch.float64)
     ref_logits = torch.tensor([[[0.0, 1.0, 0.0]]], dtype=torch.float64)
-    full = legacy.objective_kl(logits, ref_logits, torch.ones(1, 1, dtype=torch.bool), "full")
+    full = legacy_ppo.objective_kl(logits, ref_logits, torch.ones(1, 1, dtype=torch.bool), "full")
     p, q = logits.softmax(-1), ref_logits.softmax(-1)
     assert close(full, (p * (p.log() - q.log())).sum())
     with pytest.raises(ValueError, match="unknown kl_penalty"):
-        legacy.kl_penalty(lp, ref, "l2")  # type: ignore[arg-type]
+        legacy_ppo.kl_penalty(lp, ref, "l2")  # type: ignore[arg-type]
 
 
 def test_adaptive_kl_controller() -> None:
     # kl above target by more than 20%: the error is clipped to +0.2
     assert close(
-        legacy.adaptive_kl_update(0.2, 12.0, 256, target=6.0, horizon=10000), 0.2 * (1 + 0.2 * 256 / 10000)
+        legacy_ppo.adaptive_kl_update(0.2, 12.0, 256, target=6.0, horizon=10000),
+        0.2 * (1 + 0.2 * 256 / 10000),
     )
-    assert close(legacy.adaptive_kl_update(0.2, 5.4, 100, target=6.0, horizon=1000), 0.2 * (1 - 0.1 * 0.1))
+    assert close(
+        legacy_ppo.adaptive_kl_update(0.2, 5.4, 100, target=6.0, horizon=1000), 0.2 * (1 - 0.1 * 0.1)
+    )
     kls = torch.tensor([12.0, 6.0, 0.0])
-    logged = legacy.adaptive_kl_coefs(kls, init_kl_coef=0.2, n_steps=256)
+    logged = legacy_ppo.adaptive_kl_coefs(kls, init_kl_coef=0.2, n_steps=256)
     expected = [0.2, 0.2 * 1.00512, 0.2 * 1.00512]  # read before each update; kl == target leaves it
     assert close(logged, expected, 1e-12)
-    assert close(legacy.adaptive_kl_coefs(kls, adap_kl_ctrl=False), [0.2, 0.2, 0.2])
+    assert close(legacy_ppo.adaptive_kl_coefs(kls, adap_kl_ctrl=False), [0.2, 0.2, 0.2])
 
 
 def test_explained_variance_properties() -> None:
     g = torch.Generator().manual_seed(3)
     returns = torch.randn(50, generator=g, dtype=torch.float64)
-    assert close(legacy.explained_variance(returns, returns), 1.0)
-    assert close(legacy.explained_variance(returns + 3.0, returns), 1.0)  # a constant offset is ignored
-    assert close(legacy.explained_variance(torch.zeros(50, dtype=torch.float64), returns), 0.0)
-    assert math.isnan(legacy.explained_variance(returns, torch.ones(50, dtype=torch.float64)).item())
+    assert close(legacy_ppo.explained_variance(returns, returns), 1.0)
+    assert close(legacy_ppo.explained_variance(returns + 3.0, returns), 1.0)  # a constant offset is ignored
+    assert close(legacy_ppo.explained_variance(torch.zeros(50, dtype=torch.float64), returns), 0.0)
+    assert math.isnan(legacy_ppo.explained_variance(returns, torch.ones(50, dtype=torch.float64)).item())
     # v0.7's variant is not offset-invariant: the numerator is a mean squared error
     mask = torch.ones(1, 50, dtype=torch.bool)
-    assert close(legacy.val_var_explained(returns.view(1, 50), returns.view(1, 50), mask), 1.0)
-    assert legacy.val_var_explained(returns.view(1, 50) + 3.0, returns.view(1, 50), mask).item() < 0
+    assert close(legacy_ppo.val_var_explained(returns.view(1, 50), returns.view(1, 50), mask), 1.0)
+    assert legacy_ppo.val_var_explained(returns.view(1, 50) + 3.0, returns.view(1, 50), mask).item() < 0
 
 
 @settings(max_examples=50, deadline=None)
@@ -270,28 +273,30 @@ def test_explained_variance_is_at_most_one(values: list[float], seed: int) -> No
     returns = torch.tensor(values, dtype=torch.float64)
     g = torch.Generator().manual_seed(seed)
     predictions = torch.randn(len(values), generator=g, dtype=torch.float64)
-    ev = legacy.explained_variance(predictions, returns)
+    ev = legacy_ppo.explained_variance(predictions, returns)
     assert math.isnan(ev.item()) or ev.item() <= 1.0 + 1e-12
 
 
 def test_env_and_tokens_statistics() -> None:
     rewards = torch.tensor([1.0, 2.0, 4.0])
-    assert close(legacy.reward_mean(rewards), 7 / 3, 1e-6)
-    assert close(legacy.reward_std(rewards), torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64).std(), 1e-6)
-    assert math.isnan(legacy.reward_std(torch.tensor([1.0])).item())
-    assert close(legacy.reward_dist(rewards), [1.0, 2.0, 4.0])
+    assert close(legacy_ppo.reward_mean(rewards), 7 / 3, 1e-6)
+    assert close(
+        legacy_ppo.reward_std(rewards), torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64).std(), 1e-6
+    )
+    assert math.isnan(legacy_ppo.reward_std(torch.tensor([1.0])).item())
+    assert close(legacy_ppo.reward_dist(rewards), [1.0, 2.0, 4.0])
     lengths = torch.tensor([3, 5, 10])
-    assert close(legacy.lengths_mean(lengths), 6.0)
-    assert close(legacy.lengths_std(lengths), math.sqrt(13.0))
-    assert close(legacy.length_histogram(lengths), [3.0, 5.0, 10.0])
-    assert close(legacy.logprobs_histogram(torch.tensor([[-1.0, -2.0]])), [-1.0, -2.0])
-    assert close(legacy.advantages_histogram(torch.tensor([1.0, float("nan")])), [1.0, -1.0])
+    assert close(legacy_ppo.lengths_mean(lengths), 6.0)
+    assert close(legacy_ppo.lengths_std(lengths), math.sqrt(13.0))
+    assert close(legacy_ppo.length_histogram(lengths), [3.0, 5.0, 10.0])
+    assert close(legacy_ppo.logprobs_histogram(torch.tensor([[-1.0, -2.0]])), [-1.0, -2.0])
+    assert close(legacy_ppo.advantages_histogram(torch.tensor([1.0, float("nan")])), [1.0, -1.0])
 
 
 def test_single_token_minibatch_variance_is_nan() -> None:
     returns = torch.tensor([[[1.0, 2.0]]], dtype=torch.float64)
     one = torch.tensor([[[True, False]]])
-    assert math.isnan(legacy.returns_var(returns, one).item())  # TRL divides by zero here
+    assert math.isnan(legacy_ppo.returns_var(returns, one).item())  # TRL divides by zero here
 
 
 @settings(max_examples=50, deadline=None)
@@ -303,7 +308,7 @@ def test_perfect_value_predictions_give_explained_variance_one(values: list[floa
     returns = torch.tensor(values, dtype=torch.float64)
     if returns.var() < 1e-6:
         return  # no variance to explain: NaN by convention (tested above)
-    assert close(legacy.explained_variance(returns, returns), 1.0, 1e-9)
-    assert close(legacy.explained_variance(returns + offset, returns), 1.0, 1e-6)
+    assert close(legacy_ppo.explained_variance(returns, returns), 1.0, 1e-9)
+    assert close(legacy_ppo.explained_variance(returns + offset, returns), 1.0, 1e-6)
     mask = torch.ones(1, len(values), dtype=torch.bool)
-    assert close(legacy.val_var_explained(returns.view(1, -1), returns.view(1, -1), mask), 1.0, 1e-12)
+    assert close(legacy_ppo.val_var_explained(returns.view(1, -1), returns.view(1, -1), mask), 1.0, 1e-12)

@@ -1,4 +1,4 @@
-"""Shared helpers of the reference-implementation tests (not a test module).
+"""Shared helpers of the reference-implementation tests (tests/reference/ and its per-family folders).
 
 Tolerances per dtype compare a low-precision result with the float64 one:
 bfloat16 keeps 8 bits of mantissa, float16 11, float32 24.

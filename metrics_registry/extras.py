@@ -1,0 +1,52 @@
+"""Which extra installs a missing library, so that a command can say what to install.
+
+The core install is small (pyproject.toml); a command that needs an extra's
+library imports it when it runs. When that import fails, the command stops
+with one line naming the extra (``pip install 'metrics-registry[encoding]'``)
+instead of a traceback: :func:`missing_extra_message` is called by the CLI's
+entry point for every command.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXTRA_OF", "USERS_OWN", "missing_extra_message"]
+
+#: Top-level module -> the extra that installs it (pyproject.toml's optional-dependencies).
+EXTRA_OF: dict[str, str] = {
+    "babel": "i18n",
+    "jinja2": "i18n",
+    "ruamel": "author",
+    "markupsafe": "encoding",
+    "ftfy": "encoding",
+    "jieba": "encoding",
+    "wordfreq": "encoding",
+    "opencc": "encoding",
+    "nh3": "docs",
+    "mkdocs": "docs",
+    "markdown": "docs",
+    "pymdownx": "docs",
+    "material": "docs",
+    "mkdocstrings": "docs",
+    "tensorboard": "runs",
+    "watchdog": "live",
+    "kenlm": "zh-lm",
+    "torch": "torch",
+    "pylatexenc": "formulas",
+}
+
+
+#: Imported only by integrations with a library the user's own training already runs
+#: (metrics_registry.integrations.transformers): no extra of ours installs it.
+USERS_OWN = frozenset({"transformers", "wandb", "trl"})
+
+
+def missing_extra_message(error: ModuleNotFoundError) -> str | None:
+    """The one-line fix for ``error`` when an extra installs the missing module, else ``None``."""
+    top = (error.name or "").partition(".")[0]
+    extra = EXTRA_OF.get(top)
+    if extra is None:
+        return None
+    return (
+        f"this command needs {top}, which the '{extra}' extra installs: "
+        f"pip install 'metrics-registry[{extra}]'"
+    )
