@@ -170,6 +170,7 @@ __all__ = [
     "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_GEN_BATCHES",
     "NEMO_RL_TRAIN_FILTERED_REWARD",
     "NEMO_RL_TRAIN_GEN_KL_ERROR",
+    "NEMO_RL_TRAIN_GEN_TOKENS_PER_SAMPLE_STAT",
     "NEMO_RL_TRAIN_GLOBAL_VALID_SEQS",
     "NEMO_RL_TRAIN_GLOBAL_VALID_TOKS",
     "NEMO_RL_TRAIN_GRAD_NORM",
@@ -180,6 +181,7 @@ __all__ = [
     "NEMO_RL_TRAIN_LR",
     "NEMO_RL_TRAIN_MASKED_CORRECT_PCT",
     "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_TURN_STAT",
     "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR_AFTER_MASK",
     "NEMO_RL_TRAIN_MAX_TURNS_PER_SAMPLE",
@@ -206,10 +208,14 @@ __all__ = [
     "NEMO_RL_TRAIN_PROBS_RATIO_MIN",
     "NEMO_RL_TRAIN_REWARD",
     "NEMO_RL_TRAIN_SAMPLING_IMPORTANCE_RATIO",
+    "NEMO_RL_TRAIN_TIMING_ROLLOUT_NAME",
     "NEMO_RL_TRAIN_TOKEN_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_TOTAL_NUM_TOKENS",
+    "NEMO_RL_TRAIN_TOTAL_REWARD_STAT",
+    "NEMO_RL_TRAIN_TOTAL_TOKENS_PER_SAMPLE_STAT",
     "NEMO_RL_TRAIN_TOTAL_TURNS",
     "NEMO_RL_TRAIN_TRUNCATION_RATE",
+    "NEMO_RL_TRAIN_TURNS_PER_SAMPLE_STAT",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_LENGTH",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION",
@@ -1060,6 +1066,36 @@ NEMO_RL_TRAIN_VLLM_SPEC_NUM_ACCEPTED_TOKENS: Final = "train/vllm/spec_num_accept
 #: Accepted tokens at draft position {position} divided by the number of drafts in the step's generation.
 #: Templated: fill the placeholders with str.format().
 NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION: Final = "train/vllm/spec_acceptance_rate-pos-{position}"
+
+#: Mean, extremes, median or standard deviation of the reward each NeMo-Gym agent returned, over the
+#: samples of the generation batch.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TOTAL_REWARD_STAT: Final = "train/total_reward/{stat}"
+
+#: Statistics over the generation batch of the assistant tokens of each sample, all turns included (NeMo-
+#: Gym path).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_GEN_TOKENS_PER_SAMPLE_STAT: Final = "train/gen_tokens_per_sample/{stat}"
+
+#: Statistics over the generation batch of the tokens of every message of each sample, prompt included
+#: (NeMo-Gym path).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TOTAL_TOKENS_PER_SAMPLE_STAT: Final = "train/total_tokens_per_sample/{stat}"
+
+#: Statistics over the generation batch of the number of user messages of each sample, the NeMo-Gym path's
+#: turn count.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TURNS_PER_SAMPLE_STAT: Final = "train/turns_per_sample/{stat}"
+
+#: Statistics over the generation batch of each sample's longest assistant message in tokens (NeMo-Gym
+#: path).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_TURN_STAT: Final = "train/max_gen_tokens_per_turn/{stat}"
+
+#: Seconds spent in one phase of a NeMo-Gym rollout (total, run_rollouts, prepare_for_metrics_calculation,
+#: aggregate_metrics, per_agent_misc_metrics).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TIMING_ROLLOUT_NAME: Final = "train/timing/rollout/{name}"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0

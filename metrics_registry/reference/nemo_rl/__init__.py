@@ -37,6 +37,7 @@ from metrics_registry.reference.nemo_rl.rollout import (
     batch_token_stats,
     dapo_reward,
     grad_norm,
+    gym_stats,
     rollout_length_stats,
     validation_stats,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "driver_extremum",
     "global_valid_counts",
     "grad_norm",
+    "gym_stats",
     "kl_penalty",
     "loss",
     "loss_masks",

@@ -9,6 +9,8 @@ their prompt (`prompt_ids`, one id or one token row per sample).
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Sequence
 
 import torch
@@ -22,6 +24,7 @@ __all__ = [
     "batch_token_stats",
     "dapo_reward",
     "grad_norm",
+    "gym_stats",
     "rollout_length_stats",
     "validation_stats",
 ]
@@ -264,3 +267,37 @@ def grad_norm(gradients_per_global_batch: Sequence[Sequence[torch.Tensor]] | tor
     last = gradients_per_global_batch[-1]
     parts = [last] if isinstance(last, torch.Tensor) else list(last)
     return torch.sqrt(sum((as_float(p) ** 2).sum() for p in parts))
+
+
+def gym_stats(values: torch.Tensor, batch_size: int | None = None) -> dict[str, torch.Tensor]:
+    r"""NeMo-Gym rollout statistics `<name>/{mean,max,min,median,stddev,p95,p99}` of per-sample values.
+
+    `mean` $= \sum_i x_i / B$ with $B$ the batch size (not the number of values); `median` is the
+    middle value (mean of the two middle ones for an even count); `stddev` is the Bessel-corrected
+    sample deviation, NaN for a single value; `p95`/`p99` take the sorted value at index
+    $\min(\lfloor n p / 100 \rfloor, n - 1)$ (`nemo_rl/experience/metric_utils.py:24-54@7ea279ab`).
+
+    Args:
+        values: `(n,)` one value per sample (reward, turns, tokens...).
+        batch_size: the denominator of the mean; `n` when `None`.
+
+    Returns:
+        The statistics, keyed by the last segment of the logged key.
+    """
+    xs = [float(v) for v in as_float(values).reshape(-1)]
+    n = len(xs)
+    ordered = sorted(xs)
+
+    def pct(p: float) -> float:
+        return ordered[min(int(n * p / 100), n - 1)] if n else 0.0
+
+    out = {
+        "mean": sum(xs) / (batch_size if batch_size is not None else n),
+        "max": max(xs),
+        "min": min(xs),
+        "median": statistics.median(xs),
+        "stddev": statistics.stdev(xs) if n > 1 else math.nan,
+        "p95": pct(95),
+        "p99": pct(99),
+    }
+    return {name: torch.tensor(value, dtype=torch.float64) for name, value in out.items()}

@@ -536,3 +536,25 @@ def value_train_step(global_batches, scale=1.0, cliprange=None):
     residual_var = residual_sq_mean - (returns_mean - values_mean) ** 2
     critic_metrics["critic/explained_var"] = 1.0 - residual_var / max(returns_var, 1e-8)
     return critic_metrics
+
+
+# nemo_rl/experience/metric_utils.py:24-54@7ea279ab (the wandb Histogram left out)
+def calculate_single_metric(values, batch_size, key_name):
+    import math as _math
+    import statistics as _statistics
+
+    return {
+        f"{key_name}/mean": sum(values) / batch_size,
+        f"{key_name}/max": max(values),
+        f"{key_name}/min": min(values),
+        f"{key_name}/median": _statistics.median(values),
+        f"{key_name}/stddev": _statistics.stdev(values) if len(values) > 1 else _math.nan,
+    }
+
+
+def pct(values, p):
+    if not values:
+        return 0.0
+    sorted_v = sorted(values)
+    idx = min(int(len(sorted_v) * p / 100), len(sorted_v) - 1)
+    return float(sorted_v[idx])

@@ -133,3 +133,19 @@ def test_rollout_and_validation_stats() -> None:
 def test_grad_norm_is_the_last_global_batch() -> None:
     grads = [[torch.tensor([3.0, 4.0])], [torch.tensor([1.0]), torch.tensor([2.0, 2.0])]]
     assert nemo_rl.grad_norm(grads).item() == 3.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("n", [1, 2, 7])
+def test_gym_stats_match_nemo(seed: int, n: int) -> None:
+    from _nemo_port import calculate_single_metric, pct
+
+    g = torch.Generator().manual_seed(seed)
+    values = torch.randint(0, 50, (n,), generator=g).tolist()
+    want = calculate_single_metric(values, n + 1, "x")  # NeMo-Gym divides the mean by the batch size
+    got = nemo_rl.gym_stats(torch.tensor(values), batch_size=n + 1)
+    for stat in ("mean", "max", "min", "median", "stddev"):
+        assert math.isclose(got[stat].item(), want[f"x/{stat}"], abs_tol=1e-12) or (
+            math.isnan(want[f"x/{stat}"]) and math.isnan(got[stat].item())
+        ), stat
+    assert got["p95"].item() == pct(values, 95) and got["p99"].item() == pct(values, 99)
