@@ -118,6 +118,7 @@ __all__ = [
     "NEMO_RL_CRITIC_VALUES_MEAN",
     "NEMO_RL_CRITIC_VALUES_MIN",
     "NEMO_RL_CRITIC_VF_CLIPFRAC",
+    "NEMO_RL_EFFICIENCY_NAME",
     "NEMO_RL_PERFORMANCE_AVERAGE_TOKEN_IMBALANCE",
     "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC",
     "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC_PER_GPU",
@@ -139,13 +140,22 @@ __all__ = [
     "NEMO_RL_TIMING_TRAIN_DYNAMIC_SAMPLING",
     "NEMO_RL_TIMING_TRAIN_EXPOSED_GENERATION",
     "NEMO_RL_TIMING_TRAIN_GENERATION",
+    "NEMO_RL_TIMING_TRAIN_GET_LOGPROBS_PHASE",
+    "NEMO_RL_TIMING_TRAIN_GET_REFERENCE_POLICY_LOGPROBS_PHASE",
     "NEMO_RL_TIMING_TRAIN_IDLE_BUFFER_STARVATION",
     "NEMO_RL_TIMING_TRAIN_IDLE_REFIT_BUBBLE",
+    "NEMO_RL_TIMING_TRAIN_IDLE_VALIDATION",
+    "NEMO_RL_TIMING_TRAIN_INIT_TOTAL",
     "NEMO_RL_TIMING_TRAIN_LOGPROB_INFERENCE_PREP",
+    "NEMO_RL_TIMING_TRAIN_MASK_SAMPLE_FILTER",
+    "NEMO_RL_TIMING_TRAIN_OFFLOAD_BEFORE_REFIT",
+    "NEMO_RL_TIMING_TRAIN_OVERLONG_FILTER",
     "NEMO_RL_TIMING_TRAIN_POLICY_AND_REFERENCE_LOGPROBS",
     "NEMO_RL_TIMING_TRAIN_POLICY_TRAINING",
+    "NEMO_RL_TIMING_TRAIN_POLICY_TRAINING_PHASE",
     "NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TOTAL",
     "NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TRANSFER_AND_UPDATE_WEIGHTS",
+    "NEMO_RL_TIMING_TRAIN_RECOMPUTE_KV_SCALES",
     "NEMO_RL_TIMING_TRAIN_REWARD_CALCULATION",
     "NEMO_RL_TIMING_TRAIN_TOTAL_STEP_TIME",
     "NEMO_RL_TIMING_TRAIN_TRAINING_PREP",
@@ -169,6 +179,7 @@ __all__ = [
     "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_DISCARDED_VALID_SAMPLES",
     "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_GEN_BATCHES",
     "NEMO_RL_TRAIN_FILTERED_REWARD",
+    "NEMO_RL_TRAIN_GENERATION_LOGGER_METRICS",
     "NEMO_RL_TRAIN_GEN_KL_ERROR",
     "NEMO_RL_TRAIN_GEN_TOKENS_PER_SAMPLE_STAT",
     "NEMO_RL_TRAIN_GLOBAL_VALID_SEQS",
@@ -1096,6 +1107,52 @@ NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_TURN_STAT: Final = "train/max_gen_tokens_per_tu
 #: aggregate_metrics, per_agent_misc_metrics).
 #: Templated: fill the placeholders with str.format().
 NEMO_RL_TRAIN_TIMING_ROLLOUT_NAME: Final = "train/timing/rollout/{name}"
+
+#: Seconds the driver spent in one phase of dispatching the policy update (sharding_data,
+#: submit_training_futures).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_TRAIN_POLICY_TRAINING_PHASE: Final = "timing/train/policy_training/{phase}"
+
+#: Seconds the driver spent sharding data and submitting the training framework's log-probability calls
+#: (shard_data, submit_logprob_futures).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_TRAIN_GET_LOGPROBS_PHASE: Final = "timing/train/get_logprobs/{phase}"
+
+#: Seconds the driver spent sharding data and submitting the reference policy's log-probability calls
+#: (shard_data, submit_reference_policy_logprob_futures).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_TRAIN_GET_REFERENCE_POLICY_LOGPROBS_PHASE: Final = (
+    "timing/train/get_reference_policy_logprobs/{phase}"
+)
+
+#: Seconds spent recomputing the FP8 KV-cache scales of the inference engine after a weight update.
+NEMO_RL_TIMING_TRAIN_RECOMPUTE_KV_SCALES: Final = "timing/train/recompute_kv_scales"
+
+#: Seconds async GRPO spent applying overlong filtering to the sampled trajectories.
+NEMO_RL_TIMING_TRAIN_OVERLONG_FILTER: Final = "timing/train/overlong_filter"
+
+#: Seconds async GRPO spent applying the environments' mask_sample flags to the sampled trajectories.
+NEMO_RL_TIMING_TRAIN_MASK_SAMPLE_FILTER: Final = "timing/train/mask_sample_filter"
+
+#: Seconds spent offloading the training workers' state before pushing new weights to generation in async
+#: GRPO.
+NEMO_RL_TIMING_TRAIN_OFFLOAD_BEFORE_REFIT: Final = "timing/train/offload_before_refit"
+
+#: Seconds the async GRPO trainer sat idle while a validation pass ran.
+NEMO_RL_TIMING_TRAIN_IDLE_VALIDATION: Final = "timing/train/idle/validation"
+
+#: Seconds async GRPO spent starting its generation and replay-buffer machinery, logged with the first
+#: step.
+NEMO_RL_TIMING_TRAIN_INIT_TOTAL: Final = "timing/train/init/total"
+
+#: Seconds or percentages of the thread-time accounting of async GRPO (e.g. efficiency_pct, total_waste_s,
+#: productive_time_s), logged without a prefix.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_EFFICIENCY_NAME: Final = "efficiency/{name}"
+
+#: A nested dictionary from vLLM's logger (metric name, then worker, then a list of values such as
+#: inflight_batch_sizes and num_pending_samples), possibly empty.
+NEMO_RL_TRAIN_GENERATION_LOGGER_METRICS: Final = "train/generation_logger_metrics"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
