@@ -107,6 +107,8 @@ __all__ = [
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
     "NEMO_RL_CRITIC_EXPLAINED_VAR",
+    "NEMO_RL_CRITIC_GLOBAL_VALID_SEQS",
+    "NEMO_RL_CRITIC_GLOBAL_VALID_TOKS",
     "NEMO_RL_CRITIC_GRAD_NORM",
     "NEMO_RL_CRITIC_LOSS",
     "NEMO_RL_CRITIC_LR",
@@ -118,6 +120,7 @@ __all__ = [
     "NEMO_RL_CRITIC_VALUES_MEAN",
     "NEMO_RL_CRITIC_VALUES_MIN",
     "NEMO_RL_CRITIC_VF_CLIPFRAC",
+    "NEMO_RL_CRITIC_WD",
     "NEMO_RL_EFFICIENCY_NAME",
     "NEMO_RL_PERFORMANCE_AVERAGE_TOKEN_IMBALANCE",
     "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC",
@@ -185,11 +188,13 @@ __all__ = [
     "NEMO_RL_TRAIN_GLOBAL_VALID_SEQS",
     "NEMO_RL_TRAIN_GLOBAL_VALID_TOKS",
     "NEMO_RL_TRAIN_GRAD_NORM",
+    "NEMO_RL_TRAIN_INVALID_TOOL_CALL_RATE",
     "NEMO_RL_TRAIN_IS_OOB_RATIO",
     "NEMO_RL_TRAIN_JS_DIVERGENCE_ERROR",
     "NEMO_RL_TRAIN_KL_PENALTY",
     "NEMO_RL_TRAIN_LOSS",
     "NEMO_RL_TRAIN_LR",
+    "NEMO_RL_TRAIN_MALFORMED_THINKING_RATE",
     "NEMO_RL_TRAIN_MASKED_CORRECT_PCT",
     "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_SAMPLE",
     "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_TURN_STAT",
@@ -206,6 +211,9 @@ __all__ = [
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
     "NEMO_RL_TRAIN_NATURAL_TERMINATION_RATE",
+    "NEMO_RL_TRAIN_NUM_ASSISTANT_MESSAGES",
+    "NEMO_RL_TRAIN_NUM_INVALID_TOOL_CALLS",
+    "NEMO_RL_TRAIN_NUM_MALFORMED_THINKING",
     "NEMO_RL_TRAIN_NUM_MASKED_SEQS_BY_LOGPROB_ERROR",
     "NEMO_RL_TRAIN_NUM_MASK_SAMPLE_FILTERED",
     "NEMO_RL_TRAIN_NUM_VALID_SAMPLES",
@@ -1153,6 +1161,36 @@ NEMO_RL_EFFICIENCY_NAME: Final = "efficiency/{name}"
 #: A nested dictionary from vLLM's logger (metric name, then worker, then a list of values such as
 #: inflight_batch_sizes and num_pending_samples), possibly empty.
 NEMO_RL_TRAIN_GENERATION_LOGGER_METRICS: Final = "train/generation_logger_metrics"
+
+#: Invalid tool calls divided by the generated assistant messages of the batch, counted when
+#: invalid_tool_call_advantage is set.
+NEMO_RL_TRAIN_INVALID_TOOL_CALL_RATE: Final = "train/invalid_tool_call_rate"
+
+#: Messages with malformed thinking tags divided by the generated assistant messages of the batch, counted
+#: when malformed_thinking_advantage is set.
+NEMO_RL_TRAIN_MALFORMED_THINKING_RATE: Final = "train/malformed_thinking_rate"
+
+#: Number of generated assistant messages of the batch penalized for an invalid tool call.
+NEMO_RL_TRAIN_NUM_INVALID_TOOL_CALLS: Final = "train/num_invalid_tool_calls"
+
+#: Number of generated assistant messages of the batch penalized for malformed thinking tags.
+NEMO_RL_TRAIN_NUM_MALFORMED_THINKING: Final = "train/num_malformed_thinking"
+
+#: Number of generated assistant messages in the step's training batch, the denominator of the penalty
+#: rates.
+NEMO_RL_TRAIN_NUM_ASSISTANT_MESSAGES: Final = "train/num_assistant_messages"
+
+#: The value model's per-global-batch count of valid tokens, averaged over micro-batch entries; not the
+#: step's total.
+NEMO_RL_CRITIC_GLOBAL_VALID_TOKS: Final = "critic/global_valid_toks"
+
+#: The value model's per-global-batch count of unmasked samples, averaged over micro-batch entries; not
+#: the step's total.
+NEMO_RL_CRITIC_GLOBAL_VALID_SEQS: Final = "critic/global_valid_seqs"
+
+#: The value model's weight decay during the step, averaged over micro-batch entries; Megatron backend
+#: only.
+NEMO_RL_CRITIC_WD: Final = "critic/wd"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
