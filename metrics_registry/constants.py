@@ -167,6 +167,7 @@ __all__ = [
     "NEMO_RL_TIMING_TRAIN_VALUE_TRAINING",
     "NEMO_RL_TIMING_TRAIN_WEIGHT_SYNC",
     "NEMO_RL_TIMING_VALIDATION_TOTAL_VALIDATION_TIME",
+    "NEMO_RL_TRAIN_ADVANTAGES_HISTOGRAM",
     "NEMO_RL_TRAIN_ADVANTAGES_MAX",
     "NEMO_RL_TRAIN_ADVANTAGES_MEAN",
     "NEMO_RL_TRAIN_ADVANTAGES_MIN",
@@ -174,6 +175,7 @@ __all__ = [
     "NEMO_RL_TRAIN_APPROX_ENTROPY",
     "NEMO_RL_TRAIN_AVG_TRAJECTORY_AGE",
     "NEMO_RL_TRAIN_AVG_TURNS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_BASELINE_REWARD_HISTOGRAM",
     "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_0",
     "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_1",
     "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_MIXED",
@@ -200,6 +202,7 @@ __all__ = [
     "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_TURN_STAT",
     "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MAX_TOTAL_REWARD",
     "NEMO_RL_TRAIN_MAX_TURNS_PER_SAMPLE",
     "NEMO_RL_TRAIN_MAX_TURNS_REACHED_RATE",
     "NEMO_RL_TRAIN_MEAN_ENV_TOKENS_PER_SAMPLE",
@@ -207,9 +210,11 @@ __all__ = [
     "NEMO_RL_TRAIN_MEAN_PROMPT_LENGTH",
     "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MEAN_TOTAL_REWARD",
     "NEMO_RL_TRAIN_MEAN_TOTAL_TOKENS_PER_SAMPLE",
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MIN_TOTAL_REWARD",
     "NEMO_RL_TRAIN_NATURAL_TERMINATION_RATE",
     "NEMO_RL_TRAIN_NUM_ASSISTANT_MESSAGES",
     "NEMO_RL_TRAIN_NUM_INVALID_TOOL_CALLS",
@@ -1191,6 +1196,22 @@ NEMO_RL_CRITIC_GLOBAL_VALID_SEQS: Final = "critic/global_valid_seqs"
 #: The value model's weight decay during the step, averaged over micro-batch entries; Megatron backend
 #: only.
 NEMO_RL_CRITIC_WD: Final = "critic/wd"
+
+#: Mean of the per-group mean total rewards of the trajectory groups trained on in this async GRPO step.
+NEMO_RL_TRAIN_MEAN_TOTAL_REWARD: Final = "train/mean_total_reward"
+
+#: Largest total reward of any rollout of the trajectory groups trained on in this async GRPO step.
+NEMO_RL_TRAIN_MAX_TOTAL_REWARD: Final = "train/max_total_reward"
+
+#: Smallest total reward of any rollout of the trajectory groups trained on in this async GRPO step.
+NEMO_RL_TRAIN_MIN_TOTAL_REWARD: Final = "train/min_total_reward"
+
+#: A W&B histogram of the whole (samples × positions) advantage tensor, each sample's advantage repeated
+#: over the padded length.
+NEMO_RL_TRAIN_ADVANTAGES_HISTOGRAM: Final = "train/advantages/histogram"
+
+#: A W&B histogram of the GRPO baseline of every training sample (leave-one-out by default).
+NEMO_RL_TRAIN_BASELINE_REWARD_HISTOGRAM: Final = "train/baseline_reward/histogram"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0

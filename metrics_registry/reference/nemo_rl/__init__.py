@@ -32,7 +32,10 @@ from metrics_registry.reference.nemo_rl.mismatch import (
 )
 from metrics_registry.reference.nemo_rl.rollout import (
     advantage_stats,
+    advantages_histogram,
+    async_reward_stats,
     baseline_and_std,
+    baseline_histogram,
     baseline_reward_pcts,
     batch_token_stats,
     dapo_reward,
@@ -49,9 +52,12 @@ from metrics_registry.reference.nemo_rl.samples import (
 
 __all__ = [
     "advantage_stats",
+    "advantages_histogram",
     "approx_entropy",
     "as_global_batches",
+    "async_reward_stats",
     "baseline_and_std",
+    "baseline_histogram",
     "baseline_reward_pcts",
     "batch_token_stats",
     "calculate_kl",

@@ -19,7 +19,10 @@ from metrics_registry.reference.masked import as_bool_mask, as_float
 
 __all__ = [
     "advantage_stats",
+    "advantages_histogram",
+    "async_reward_stats",
     "baseline_and_std",
+    "baseline_histogram",
     "baseline_reward_pcts",
     "batch_token_stats",
     "dapo_reward",
@@ -301,3 +304,61 @@ def gym_stats(values: torch.Tensor, batch_size: int | None = None) -> dict[str, 
         "p99": pct(99),
     }
     return {name: torch.tensor(value, dtype=torch.float64) for name, value in out.items()}
+
+
+def async_reward_stats(group_rewards: torch.Tensor) -> dict[str, torch.Tensor]:
+    r"""Async GRPO `train/mean_total_reward`, `max_total_reward`, `min_total_reward`.
+
+    Each trajectory group (the rollouts of one prompt) reports the mean, max and min of its total
+    rewards (`nemo_rl/experience/rollouts.py:1453-1456@7ea279ab`); `aggregate_rollout_metrics`
+    then averages the means over groups and takes the max of the maxima and the min of the minima
+    (`nemo_rl/algorithms/grpo.py:4033-4071@7ea279ab`).
+
+    Args:
+        group_rewards: `(G, n)` total rewards, one row per trajectory group.
+
+    Returns:
+        `mean_total_reward` (the mean of group means), `max_total_reward`, `min_total_reward`.
+    """
+    rewards = as_float(group_rewards)
+    return {
+        "mean_total_reward": rewards.mean(dim=-1).mean(),
+        "max_total_reward": rewards.max(),
+        "min_total_reward": rewards.min(),
+    }
+
+
+def advantages_histogram(advantages: torch.Tensor, padded_length: int) -> torch.Tensor:
+    r"""The values of `train/advantages/histogram`: every per-sample advantage repeated over the padded row.
+
+    NeMo-RL logs the whole `(B, S)` advantage tensor, prompt and padding positions included
+    (`nemo_rl/algorithms/grpo.py:2447-2449@7ea279ab`), so each sample weighs $S$ times in the
+    histogram whatever its response length.
+
+    Args:
+        advantages: `(B,)` per-sample advantages.
+        padded_length: $S$, the padded sequence length of the batch.
+
+    Returns:
+        The `B·S` values the histogram is built from, row by row.
+    """
+    return as_float(advantages).reshape(-1, 1).expand(-1, padded_length).reshape(-1)
+
+
+def baseline_histogram(
+    prompt_ids: torch.Tensor, rewards: torch.Tensor, leave_one_out_baseline: bool = True
+) -> torch.Tensor:
+    r"""The values of `train/baseline_reward/histogram`: one baseline per sample.
+
+    The baselines of [`baseline_and_std()`][baseline_and_std] with every sample valid, as the driver
+    logs them (`nemo_rl/algorithms/grpo.py:2438-2440@7ea279ab`).
+
+    Args:
+        prompt_ids: `(B,)` group ids or `(B, S)` prompt rows.
+        rewards: `(B,)` rewards.
+        leave_one_out_baseline: `grpo.use_leave_one_out_baseline`.
+
+    Returns:
+        `(B,)` baselines.
+    """
+    return baseline_and_std(prompt_ids, rewards, None, leave_one_out_baseline)[0]

@@ -149,3 +149,30 @@ def test_gym_stats_match_nemo(seed: int, n: int) -> None:
             math.isnan(want[f"x/{stat}"]) and math.isnan(got[stat].item())
         ), stat
     assert got["p95"].item() == pct(values, 95) and got["p99"].item() == pct(values, 99)
+
+
+def test_async_reward_stats_follow_aggregate_rollout_metrics() -> None:
+    """Per-group mean/max/min (rollouts.py:1453-1456) then aggregate_rollout_metrics (grpo.py:4033-4071)."""
+    groups = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.5]]
+    per_group = {
+        "mean_total_reward": [sum(g) / len(g) for g in groups],
+        "max_total_reward": [max(g) for g in groups],
+        "min_total_reward": [min(g) for g in groups],
+    }
+    want = {
+        "mean_total_reward": sum(per_group["mean_total_reward"]) / 2,
+        "max_total_reward": max(per_group["max_total_reward"]),
+        "min_total_reward": min(per_group["min_total_reward"]),
+    }
+    got = nemo_rl.async_reward_stats(torch.tensor(groups, dtype=torch.float64))
+    for key, value in want.items():
+        assert math.isclose(got[key].item(), value), key
+
+
+def test_advantages_histogram_weighs_every_sample_by_the_padded_length() -> None:
+    metrics: dict = {}
+    advantages = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
+    expanded = advantages.unsqueeze(-1).expand(3, 4)
+    log_mixed_rewards_and_advantages_information(metrics, torch.zeros(3), expanded)
+    values = nemo_rl.advantages_histogram(advantages, 4)
+    assert values.numel() == 12 and math.isclose(values.sum().item(), metrics["advantages/sum"])
