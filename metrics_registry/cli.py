@@ -149,7 +149,8 @@ def validate_command(obj: _Context, fmt: str, strict: bool, stats: bool) -> None
         for finding in findings:
             click.echo(finding.format(), err=False)
         counts = ", ".join(f"{fid} {len(registry.in_family(fid))}" for fid in registry.families)
-        click.echo(f"{len(registry)} metrics ({counts}); {len(errors)} errors, {len(warnings)} warnings")
+        problems = f"{_count(len(errors), 'error')}, {_count(len(warnings), 'warning')}"
+        click.echo(f"{len(registry)} metrics ({counts}); {problems}")
         if coverage is not None:
             _echo_coverage(coverage)
     if errors or (strict and warnings):
@@ -195,7 +196,7 @@ def explain(obj: _Context, key: str, family: str | None, trl_version: str | None
     errors = sum(1 for f in findings if f.is_error)
     if errors:
         click.echo(
-            f"metrics-registry: warning: the registry has {errors} errors; run"
+            f"metrics-registry: warning: the registry has {_count(errors, 'error')}; run"
             " 'metrics-registry validate' (showing what loaded)",
             err=True,
         )
@@ -336,6 +337,11 @@ def serve(obj: _Context, port: int) -> None:
     from metrics_registry.site.serve import serve_site
 
     serve_site(obj.load, port=port)
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 error``, ``2 errors``, ``0 errors``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def main() -> None:

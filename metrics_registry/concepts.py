@@ -15,7 +15,7 @@ list does not hold is MR160 (:mod:`metrics_registry.semantic_checks`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -103,6 +103,16 @@ def _read(path: Path) -> tuple[Any, dict[Loc, int]] | Finding:
         return _finding(path, getattr(error, "line", None), str(error), "write plain YAML data")
 
 
+def _markup_findings(path: Path, concept: Concept, line_of: Callable[[str], int | None]) -> Iterator[Finding]:
+    """MR150/MR151 in a concept's title and summary: they reach the concept pages, titles and navigation."""
+    from metrics_registry.markup import FIXES, find_unsafe_markup
+
+    for name in ("title", "summary"):
+        for problem in find_unsafe_markup(getattr(concept, name)):
+            message = f"concept '{concept.id}': {problem.describe()}"
+            yield Finding(problem.rule, path, line_of(name), message, FIXES[problem.rule], field=name)
+
+
 def load_concepts(path: Path) -> ConceptList:
     """Read and check a concept list; never raises for bad content."""
     result = ConceptList(path)
@@ -147,6 +157,9 @@ def load_concepts(path: Path) -> ConceptList:
             continue
         result.concepts[concept.id] = concept
         result.lines[concept.id] = line or 1
+        result.findings.extend(
+            _markup_findings(path, concept, lambda name, i=index: lines.get(("concepts", i, name)))
+        )
     for concept in result.concepts.values():
         line = result.lines[concept.id]
         if concept.parent is not None and concept.parent not in result.concepts:

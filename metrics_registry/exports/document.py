@@ -17,6 +17,7 @@ from pydantic import Field
 
 from metrics_registry.concepts import Concept
 from metrics_registry.exports.translations import Translations, registry_translations
+from metrics_registry.links import metric_page
 from metrics_registry.locate import find_i18n_root
 from metrics_registry.models import FamilyInfo, Metric, VersionRange, _Model
 from metrics_registry.registry import Registry
@@ -57,7 +58,14 @@ class ExportedMetric(Metric):
     versions: VersionRange = Field(description="Releases that log it (the family's when not set).")  # type: ignore[assignment]
     versions_of: str = Field(description="Whose releases 'versions' counts ('trl' or an extension).")
     templated: bool = Field(description="Whether the key has '{placeholders}'.")
-    anchor: str = Field(description="Anchor of the metric on its family page, the same in every language.")
+    anchor: str = Field(
+        description="The metric's anchor, the same in every language: "
+        "'<site>/<lang>/reference/<family>/#<anchor>' on its family's index opens its page."
+    )
+    page: str = Field(
+        description="Path of the metric's own page below a language's root of the site, "
+        "the same in every language: '<site>/<lang>/<page>', e.g. 'reference/grpo/kl/'."
+    )
     translations: Translations = Field(default_factory=dict, description=_TRANSLATIONS_DESCRIPTION)
 
 
@@ -106,6 +114,7 @@ def export_document(registry: Registry, *, i18n_root: Path | None = None) -> Exp
             versions_of=entry.family.versions_of,
             templated=entry.templated,
             anchor=entry.anchor,
+            page=metric_page(entry),
             translations=translations.get(entry.id, {}),
         )
         for entry in registry

@@ -16,7 +16,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
@@ -76,6 +76,7 @@ def find_mojibake(text: str) -> str | None:
 class GlossaryTerm:
     en: str  # a regular expression
     forms: dict[str, tuple[str, ...] | None]  # lang -> allowed forms; None: keep the English
+    avoid: dict[str, tuple[str, ...]] = field(default_factory=dict)  # lang -> forms never to use
 
     def pattern(self) -> re.Pattern[str]:
         return _term_pattern(self.en)
@@ -141,7 +142,7 @@ def load_glossary(root: Path) -> list[GlossaryTerm]:
             raise I18nError(f"{where}: the pattern {item['en']!r} {problem}")
         forms: dict[str, tuple[str, ...] | None] = {}
         for lang, value in item.items():
-            if lang in ("en", "note"):
+            if lang in ("en", "note", "avoid"):
                 continue
             if value == "keep":
                 forms[lang] = None
@@ -151,8 +152,22 @@ def load_glossary(root: Path) -> list[GlossaryTerm]:
                 forms[lang] = tuple(value)
             else:
                 raise I18nError(f"{where}: term '{item['en']}': '{lang}' must be 'keep' or a list of forms")
-        terms.append(GlossaryTerm(item["en"], forms))
+        terms.append(GlossaryTerm(item["en"], forms, _avoided(item.get("avoid"), where, item["en"])))
     return terms
+
+
+def _avoided(value: object, where: str, en: str) -> dict[str, tuple[str, ...]]:
+    """A term's ``avoid`` mapping: the wording a language must not use for it."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(
+        isinstance(forms, list) and forms and all(isinstance(f, str) and f for f in forms)
+        for forms in value.values()
+    ):
+        raise I18nError(
+            f"{where}: term '{en}': 'avoid' must map languages to lists of forms (avoid: {{vi: [x]}})"
+        )
+    return {str(lang): tuple(forms) for lang, forms in value.items()}
 
 
 def _split(text: str) -> tuple[list[str], str]:
@@ -238,6 +253,13 @@ def check_message(
     if problem:
         yield ("I18N206", problem, "translate the link text only; keep every (target) as in the English")
     for term in glossary:
+        avoided = [f for f in term.avoid.get(lang, ()) if f.lower() in target_prose.lower()]
+        if avoided and term.pattern().search(source_prose):
+            yield (
+                "I18N209",
+                f"the English uses '{term.en}'; the glossary avoids {' / '.join(avoided)} in '{lang}'",
+                "use the glossary's term (see its note in i18n/glossary.yaml)",
+            )
         if lang not in term.forms or not term.pattern().search(source_prose):
             continue
         forms = term.forms[lang]

@@ -21,7 +21,15 @@ from typing import Any
 
 import torch
 
-__all__ = ["ExampleMismatch", "build_inputs", "compare", "resolve", "run_example", "to_tensor"]
+__all__ = [
+    "ExampleMismatch",
+    "build_inputs",
+    "compare",
+    "resolve",
+    "run_example",
+    "select_output",
+    "to_tensor",
+]
 
 
 class ExampleMismatch(AssertionError):
@@ -68,7 +76,8 @@ def resolve(reference: str) -> Callable[..., Any]:
     return getattr(module, attribute)
 
 
-def _select(result: Any, output: str | None) -> Any:
+def select_output(result: Any, output: str | None) -> Any:
+    """The field ``output`` of a reference's result (a mapping key or an attribute); all of it if ``None``."""
     if output is None:
         return result
     if isinstance(result, Mapping):
@@ -115,6 +124,6 @@ def run_example(reference: str, example: Any) -> Any:
     """
     data = example if isinstance(example, Mapping) else example.model_dump()
     function = resolve(reference)
-    result = _select(function(**build_inputs(data["inputs"])), data.get("output"))
+    result = select_output(function(**build_inputs(data["inputs"])), data.get("output"))
     compare(result, data["expected"], data.get("tolerance", 1e-6))
     return result

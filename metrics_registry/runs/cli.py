@@ -21,6 +21,7 @@ import click
 
 from metrics_registry.clierrors import fail, release_number
 from metrics_registry.links import SITE_URL_ENV
+from metrics_registry.locate import published_site_url
 
 if TYPE_CHECKING:
     from metrics_registry.registry import Registry
@@ -168,7 +169,10 @@ def _check_runs(
     "--site-url",
     envvar=SITE_URL_ENV,
     default="",
-    help=f"Base URL of the documentation site for the links (default: relative; env {SITE_URL_ENV}).",
+    help=(
+        "Base URL of the documentation site for the links "
+        f"(env {SITE_URL_ENV}; default: site_url of the project's mkdocs.yml)."
+    ),
 )
 @click.option(
     "-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to a file."
@@ -227,6 +231,7 @@ def check_run_command(
             config=config,
         )
         reports = _check_runs(runs, registry, options, progress)
+    site_url = site_url or published_site_url()
     loc = Localizer(lang, site_url=site_url)
     if fmt == "json":
         text: str | None = render_json(reports, loc)

@@ -223,7 +223,10 @@ def print_finding(finding: RunFinding, loc: Localizer, console: Console) -> None
             Text(f"→ {loc.suggests(entry, finding.rule)}"),
         ]
     if entry is not None:
-        body.append(Text(loc.url(entry), style="blue underline"))
+        url = loc.url(entry)
+        # a hyperlink (OSC 8) in the terminals that support it, when the URL is absolute
+        link = f" link {url}" if url.startswith(("http://", "https://")) else ""
+        body.append(Text(url, style=f"blue underline{link}"))
     console.print(Padding(Group(*body), (0, 0, 0, 4), expand=False))
 
 

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from metrics_registry.links import family_markdown
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
 from metrics_registry.site import hooks
@@ -34,6 +35,10 @@ from metrics_registry.site.sanitize import clean_text
 from metrics_registry.site.theme import theme_settings
 
 __all__ = ["BuildError", "BuildReport", "OutputRefused", "build_site", "data_files", "find_project_root"]
+
+
+#: The metric pages (``reference/<family>/<slug>.md``), as a gitignore pattern for MkDocs' ``not_in_nav``.
+METRIC_PAGES = "/reference/*/*.md"
 
 
 class BuildError(RegistryError):
@@ -93,7 +98,7 @@ def _nav(registry: Registry, docs: Path, gettext: Callable[[str], str]) -> list[
     def pages(folder: str) -> list[str]:
         return sorted(p.relative_to(docs).as_posix() for p in (docs / folder).glob("*.md"))
 
-    reference: list[object] = [f"reference/{family_id}.md" for family_id in registry.families]
+    reference: list[object] = [family_markdown(family_id) for family_id in registry.families]
     reference += pages("notes")
     if (docs / "api.md").exists():
         reference.append("api.md")
@@ -102,6 +107,11 @@ def _nav(registry: Registry, docs: Path, gettext: Callable[[str], str]) -> list[
         {_("Guides"): ["reading-a-run.md", "legacy-names.md", "metrics.md"]},
         {_("Reference"): reference},
     ]
+    # the index, then one page per concept in the concept list's order (site/concept_pages.py)
+    concepts = [f"concepts/{concept_id}.md" for concept_id in registry.concepts]
+    concepts = [page for page in ("concepts/index.md", *concepts) if (docs / page).is_file()]
+    if concepts:
+        nav.append({_("Across frameworks"): concepts})
     if pages("tools"):
         nav.append({_("Tools"): pages("tools")})
     nav.append({_("Contributing"): pages("contributing")})
@@ -167,9 +177,21 @@ def _config(
             # every other page carries untrusted text: the hook cleans it
             hooks.TRUSTED_PAGES_KEY: sorted(trusted),
         },
+        **_api_templates(root),
         "hooks": [hooks.__file__],
         "nav": nav,
+        # each metric's page: linked from its family's index, not listed in the navigation
+        # (which every page repeats); see metrics_registry/links.py
+        "not_in_nav": METRIC_PAGES,
     }
+
+
+def _api_templates(root: Path) -> dict[str, object]:
+    """The project's mkdocstrings templates (the API page's source code out of the search index)."""
+    templates = root / "docs" / "mkdocstrings"
+    if not templates.is_dir():  # a project without the API page's templates keeps mkdocstrings' own
+        return {}
+    return {"plugins": {"mkdocstrings": {"custom_templates": str(templates)}}}
 
 
 def _mkdocs(config: Path, locks: tuple[int, ...] = ()) -> tuple[int, str, float]:

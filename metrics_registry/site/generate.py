@@ -7,49 +7,26 @@ later (see docs/en/contributing/site.md).
 
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Callable, Iterable
-from pathlib import Path, PurePosixPath
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-from jinja2 import Environment, PackageLoader, StrictUndefined
-
-from metrics_registry.describe import (
-    describe_across_processes,
-    describe_category,
-    describe_issue_effect,
-    describe_reduce,
-    describe_reduction_level,
-    describe_reduction_op,
-    describe_rule,
-    describe_rule_conditions,
-    describe_unit,
-)
-from metrics_registry.concepts import lineage
 from metrics_registry.i18n.pages import english_pages, page_states
-from metrics_registry.keys import Reference
-from metrics_registry.models import FamilyInfo
+from metrics_registry.links import family_markdown, metric_markdown, metric_slug
 from metrics_registry.registry import Entry, Registry
+from metrics_registry.site.concept_pages import write_concept_pages
+from metrics_registry.site.environment import API_PAGE, environment, front_matter, help_link, identity
 from metrics_registry.site.headings import align_heading_ids, with_heading_ids
 from metrics_registry.site.lists import python_markdown_lists
 from metrics_registry.site.notes import find_notes, shift_headings
 from metrics_registry.site.sanitize import markdown_text
-from metrics_registry.site.source import example_code, reference_source
-from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_value
 
 if TYPE_CHECKING:
-    from metrics_registry.concepts import Concept
-    from metrics_registry.i18n.translate import Translator, UiTranslations
+    from metrics_registry.i18n.translate import UiTranslations
 
-__all__ = ["GeneratedPages", "generate_pages"]
+__all__ = ["GeneratedPages", "front_matter", "generate_pages"]
 
-#: Where a reader learns how to help translate, relative to a language's docs folder.
-HELP_PAGE = "contributing/translating.md"
-#: The API reference (mkdocstrings) and the modules it documents.
-API_PAGE = "api.md"
-API_DOCUMENTED = "metrics_registry.reference."
 #: Pages generated at the top of every language's docs folder.
 GENERATED_PAGES = ("metrics.md", "reading-a-run.md", "legacy-names.md")
 
@@ -63,155 +40,6 @@ class GeneratedPages(list[Path]):
     """
 
     trusted: frozenset[str] = frozenset()
-
-
-def _cell(text: str) -> str:
-    """Make text safe inside a Markdown table cell."""
-    return " ".join(text.split()).replace("|", "\\|")
-
-
-def _identity(message: str) -> str:
-    return message
-
-
-def front_matter(**fields: str) -> str:
-    """A page's YAML front matter, written by a YAML library (a title may hold ``: ``, quotes, ``#``...)."""
-    text = yaml.safe_dump(
-        fields, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1 << 20
-    )
-    return f"---\n{text}---"
-
-
-def _environment(
-    registry: Registry,
-    translator: Translator | None = None,
-    ui: UiTranslations | None = None,
-    here: dict[str, str] | None = None,
-) -> Environment:
-    """The Jinja environment of the page templates; ``here["page"]`` is the page being rendered."""
-    here = here if here is not None else {}
-    env = Environment(
-        extensions=["jinja2.ext.i18n", "jinja2.ext.do"],
-        loader=PackageLoader("metrics_registry", "templates"),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,  # Markdown output; the registry text is Markdown by design
-        finalize=tidy_value if ui is not None and ui.lang in TIGHT_LANGUAGES else None,
-    )
-
-    def link(reference: str, entry: Entry) -> str:
-        target = registry.resolve(reference, entry.family.id)
-        if target is None:
-            return f"`{reference}`"
-        label = str(Reference.parse(reference))
-        page = "" if target.family.id == entry.family.id else f"{target.family.id}.md"
-        return f"[`{label}`]({page}#{target.anchor})"
-
-    gettext: Callable[[str], str] = ui.gettext if ui is not None else _identity
-
-    def ngettext(singular: str, plural: str, n: int) -> str:
-        return ui.ngettext(singular, plural, n) if ui is not None else (singular if n == 1 else plural)
-
-    env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
-
-    def tx(owner: Entry | FamilyInfo, *loc: str | int) -> str:
-        """A translatable field, in the page's language or (with a notice) in English."""
-        if translator is not None:
-            return translator.text(owner, *loc)
-        value: object = owner.metric if isinstance(owner, Entry) else owner
-        for part in loc:
-            value = value[part] if isinstance(part, int) else getattr(value, part)  # type: ignore[index]
-        return str(value)
-
-    def notice(owner: Entry | FamilyInfo) -> str:
-        """A visible admonition when part of ``owner`` falls back to English."""
-        if translator is None or translator.lang is None:
-            return ""
-        statuses = translator.statuses(owner)
-        link = _help_link(here.get("page", "reference/page.md"))
-        help_text = gettext("Help translate")
-        blocks = []
-        if "missing" in statuses:
-            title = gettext("Not translated yet")
-            text = gettext("Parts of this section are shown in English because they are not translated yet.")
-            blocks.append(f'!!! warning "{title}"\n\n    {text} [{help_text}]({link})\n')
-        if "fuzzy" in statuses:
-            title = gettext("Translation outdated")
-            text = gettext(
-                "The English of parts of this section changed since they were translated; "
-                "they are shown in English until the translation is updated."
-            )
-            blocks.append(f'!!! warning "{title}"\n\n    {text} [{help_text}]({link})\n')
-        return "\n".join(blocks)
-
-    def crucial_of(family_id: str) -> list[Entry]:
-        return sorted((e for e in registry.in_family(family_id) if e.metric.crucial), key=lambda e: e.key)
-
-    def labelled(label: str) -> str:
-        """``label`` followed by a colon, the language's own (Chinese writes a full-width one)."""
-        return gettext("%(label)s:") % {"label": label}
-
-    def listing(items: Iterable[str]) -> str:
-        """Items of a list run together with the language's separator (Chinese: 、)."""
-        return gettext(", ").join(items)
-
-    def concept_tx(concept: Concept, field: str) -> str:
-        return translator.text(concept, field) if translator is not None else str(getattr(concept, field))
-
-    def rule_conditions(rule: object, entry: Entry) -> str:
-        return describe_rule_conditions(rule, gettext, versions_of(entry), _code)
-
-    env.filters["cell"] = _cell
-    env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
-    env.filters["condition_code"] = lambda condition: _code(condition.text())
-    env.globals.update(
-        concepts=registry.concepts,
-        concept_tx=concept_tx,
-        concept_parents=lambda concept: lineage(registry.concepts, concept.id)[1:],
-        level_label=lambda value: describe_reduction_level(value, gettext),
-        op_label=lambda value: describe_reduction_op(value, gettext),
-        effect_label=lambda value: describe_issue_effect(value, gettext),
-        rule_conditions=rule_conditions,
-        versions_of=versions_of,
-        link=link,
-        ref_label=lambda reference: str(Reference.parse(reference)),
-        rule_text=lambda rule: describe_rule(rule, gettext),
-        reduce_label=lambda value: describe_reduce(value, gettext),
-        across_label=lambda value: describe_across_processes(value, gettext),
-        category_label=lambda value: describe_category(value, gettext),
-        unit_label=lambda value: describe_unit(value, gettext),
-        version_label=lambda entry: entry.version_text(short=True),
-        tx=tx,
-        labelled=labelled,
-        listing=listing,
-        notice=notice,
-        crucial_of=crucial_of,
-        reference_source=reference_source,
-        example_code=example_code,
-        api_link=_api_link,
-        front_matter=front_matter,
-        alternatives=lambda spot: ", ".join(f"{a.char} {a.probability:.2f}" for a in spot.alternatives[1:4]),
-    )
-    return env
-
-
-def _code(text: str) -> str:
-    """``text`` as a Markdown code span."""
-    return f"`{text}`"
-
-
-def versions_of(entry: Entry) -> str:
-    """Whose releases the entry's version numbers count: ``TRL`` or the extension's project."""
-    return "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
-
-
-def _api_link(reference: str) -> str:
-    """Link from a family page to a reference function on the API page ('' if not documented there)."""
-    if not reference.startswith(API_DOCUMENTED):
-        return ""
-    return f"../{API_PAGE}#{reference}"
 
 
 def _tidy(markdown: str) -> str:
@@ -237,11 +65,6 @@ def _tidy(markdown: str) -> str:
     return "\n".join(out).strip("\n") + "\n"
 
 
-def _help_link(page: str) -> str:
-    """Relative link from ``page`` (a path below the language folder) to the translation guide."""
-    return os.path.relpath(HELP_PAGE, str(PurePosixPath(page).parent)).replace(os.sep, "/")
-
-
 def _insert_after_title(markdown: str, block: list[str]) -> str:
     """Insert Markdown lines after the page's first ``# `` heading (after front matter)."""
     lines = markdown.split("\n")
@@ -262,7 +85,7 @@ def _ui_notice(markdown: str, ui: UiTranslations | None, page: str) -> str:
     text = ui.gettext("Some labels on this page are not translated yet and are shown in English.")
     link = ui.gettext("Help translate")
     ui.fallbacks.clear()
-    return _insert_after_title(markdown, [f'!!! info "{text}"', "", f"    [{link}]({_help_link(page)})"])
+    return _insert_after_title(markdown, [f'!!! info "{text}"', "", f"    [{link}]({help_link(page)})"])
 
 
 def _page_notice(state: str, gettext: Callable[[str], str], page: str) -> list[str]:
@@ -282,7 +105,7 @@ def _page_notice(state: str, gettext: Callable[[str], str], page: str) -> list[s
             "some of it may be out of date until the translation is updated."
         )
     link = gettext("Help translate")
-    return [f'!!! warning "{title}"', "", f"    {text} [{link}]({_help_link(page)})"]
+    return [f'!!! warning "{title}"', "", f"    {text} [{link}]({help_link(page)})"]
 
 
 def _api_notice(gettext: Callable[[str], str], page: str) -> list[str]:
@@ -354,13 +177,13 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    gettext: Callable[[str], str] = ui.gettext if ui is not None else _identity
+    gettext: Callable[[str], str] = ui.gettext if ui is not None else identity
     written = GeneratedPages(_handwritten_pages(root, out, lang, gettext))
     trusted = {path.relative_to(out).as_posix() for path in written}
     if ui is not None:
         ui.fallbacks.clear()  # the hand-written pages carry their own notice
     here: dict[str, str] = {}
-    env = _environment(registry, translator, ui, here)
+    env = environment(registry, translator, ui, here)
 
     def render(template: str, page: str, **context: object) -> None:
         here["page"] = page
@@ -375,11 +198,24 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
         entries = sorted(registry.in_family(family_id), key=lambda e: e.key)
         render(
             "family.md.j2",
-            f"reference/{family_id}.md",
+            family_markdown(family_id),
             family=family,
             entries=entries,
             source_name=entries[0].path.name,
+            # old links to a metric's section, #<anchor>, open its page (docs/overrides/main.html)
+            metric_pages={entry.anchor: f"{metric_slug(entry)}/" for entry in entries if entry.anchor},
         )
+        for index, entry in enumerate(entries):
+            render(
+                "metric.md.j2",
+                metric_markdown(entry),
+                family=family,
+                entry=entry,
+                m=entry.metric,
+                previous=entries[index - 1] if index > 0 else None,
+                following=entries[index + 1] if index + 1 < len(entries) else None,
+            )
+    write_concept_pages(registry, out, render, lambda family: env.globals["tx"](family, "title"))
     render(
         "index-of-metrics.md.j2",
         "metrics.md",
@@ -405,7 +241,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
             lang=lang,
             body=shift_headings(body),
             translated=translated,
-            help_link=_help_link(page),
+            help_link=help_link(page),
         )
     written.trusted = frozenset(trusted)
     return written

@@ -12,6 +12,11 @@ page is safe by default.
 Cleaning runs before the search plugin indexes the page (``on_page_context``),
 so the search index holds the cleaned text too.
 
+The same step notes what the page needs beyond the theme's own assets, in
+``page.meta`` (:data:`PAGE_ASSETS`): KaTeX where a formula is, the family
+index's script where its table is. ``docs/overrides/main.html`` loads only
+those, so a page without a formula requests no KaTeX file.
+
 Before that, while Markdown builds a page, a link or image whose URL the
 policy refuses loses that URL (:func:`on_config` adds the step). MkDocs
 would otherwise take ``&#106;avascript:...`` for a broken relative link and
@@ -21,20 +26,28 @@ reports it (MR151) with the registry file's or catalog's line.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as etree
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from markdown import Markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
+from mkdocs.plugins import event_priority
 
 from metrics_registry.site.sanitize import clean_html, clean_text, url_allowed
+from metrics_registry.site.search import compact_index
 
-__all__ = ["TRUSTED_PAGES_KEY", "on_config", "on_page_content"]
+__all__ = ["PAGE_ASSETS", "TRUSTED_PAGES_KEY", "on_config", "on_page_content", "on_post_build"]
 
 #: ``extra`` key of the MkDocs config listing the trusted pages (paths below docs_dir, POSIX).
 TRUSTED_PAGES_KEY = "mr_trusted_pages"
+#: ``page.meta`` flags the theme override reads, and the class in a page's HTML that sets each:
+#: formulas (pymdownx.arithmatex) need KaTeX; a family index (family.md.j2) needs its script.
+PAGE_ASSETS = {"mr_formulas": "arithmatex", "mr_family_index": "mr-family-index"}
+_CLASSES = re.compile(r"""\bclass=(?:"([^"]*)"|'([^']*)')""")
 
 
 class _RefuseUrls(Treeprocessor):
@@ -73,12 +86,27 @@ def _clean_toc(items: Iterable[Any]) -> None:
         _clean_toc(item.children)
 
 
+def _mark_assets(html: str, page: Any) -> None:
+    """Set the :data:`PAGE_ASSETS` flags of the page from the classes its HTML uses."""
+    classes = {name for match in _CLASSES.finditer(html) for name in (match[1] or match[2] or "").split()}
+    for key, name in PAGE_ASSETS.items():
+        page.meta[key] = name in classes
+
+
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     """The page's HTML, cleaned unless the page is a trusted, hand-written one."""
     trusted = set(config.extra.get(TRUSTED_PAGES_KEY) or ())
-    if page.file.src_uri in trusted:
-        return html
-    if page.title is not None:
-        page.meta["title"] = clean_text(str(page.title))
-    _clean_toc(page.toc)
-    return clean_html(html)
+    if page.file.src_uri not in trusted:
+        if page.title is not None:
+            page.meta["title"] = clean_text(str(page.title))
+        _clean_toc(page.toc)
+        # no blank text before the title, which Material's search would index as an empty section
+        html = clean_html(html).lstrip()
+    _mark_assets(html, page)
+    return html
+
+
+@event_priority(-100)  # after Material's search plugin has written its index
+def on_post_build(config: Any) -> None:
+    """Write the search index in fewer bytes (:func:`metrics_registry.site.search.compact_index`)."""
+    compact_index(Path(config.site_dir))

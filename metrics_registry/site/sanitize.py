@@ -61,6 +61,8 @@ ATTRIBUTES: dict[str, set[str]] = {
     "th": {"style", "colspan", "rowspan"},
     "td": {"style", "colspan", "rowspan"},
     "span": {"data-family"},
+    # blocks the search index leaves out (tables the metric pages repeat, code the API page shows)
+    "div": {"data-search-exclude"},
     "input": {"name", "placeholder", "value"},
     "select": {"name"},
     "option": {"value"},

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from metrics_registry.findings import RULES
+from metrics_registry.i18n import I18nError
 from metrics_registry.i18n.catalogs import read_catalog, render_po
 from metrics_registry.i18n.qa import check_catalogs, check_message, find_mojibake, load_glossary
 
@@ -131,3 +132,40 @@ def test_babel_catalog_check_reports_python_format(project: Path) -> None:
     message.string = "由 %(trainer)d 记录。"
     path.write_text(render_po(catalog), encoding="utf-8")
     assert "I18N210" in {f.rule for f in check_catalogs(project, ["zh"])}
+
+
+def test_glossary_avoid_flags_a_form_even_next_to_the_right_one() -> None:
+    glossary = load_glossary(ROOT)
+    translation = "Một lần chạy bình thường, lành mạnh."
+    found = list(check_message("A healthy run.", translation, "vi", glossary=glossary))
+    assert [rule for rule, _, _ in found] == ["I18N209"]
+    assert "avoids lành mạnh" in found[0][1]
+    assert list(check_message("A healthy run.", "Một lần chạy bình thường.", "vi", glossary=glossary)) == []
+    # the avoided form is only checked where the English has the term
+    assert list(check_message("The loss.", "Loss lành mạnh.", "vi", glossary=glossary)) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        ("The probability ratio is 1.", "Tỷ lệ xác suất bằng 1."),  # a ratio is tỉ số, spelt with i
+        ("The fraction of tokens.", "Tỷ lệ token."),
+        ("Where the clip binds.", "Nơi phép cắt ràng buộc."),
+        ("The frozen reference model.", "Mô hình tham chiếu cố định."),
+        ("Up to 0.10.1 it was 0.", "Đến 0.10.1 nó bằng 0."),
+        ("The loss mask.", "损失屏蔽。"),
+    ],
+)
+def test_the_wording_decisions_of_the_glossary_are_enforced(source: str, translation: str) -> None:
+    lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in translation) else "vi"
+    found = check_message(source, translation, lang, glossary=load_glossary(ROOT))
+    assert "I18N209" in {rule for rule, _, _ in found}
+
+
+def test_glossary_avoid_must_map_languages_to_lists(tmp_path: Path) -> None:
+    (tmp_path / "i18n").mkdir()
+    (tmp_path / "i18n" / "glossary.yaml").write_text(
+        "terms:\n  - en: healthy\n    vi: [bình thường]\n    avoid: {vi: lành mạnh}\n", encoding="utf-8"
+    )
+    with pytest.raises(I18nError, match=r"glossary.yaml:2: term 'healthy': 'avoid' must map"):
+        load_glossary(tmp_path)

@@ -46,12 +46,12 @@ def test_translate_registry_gives_text_and_status(registry: Registry, project: P
 def test_generated_chinese_page_translates_and_marks_fallbacks(registry: Registry, project: Path) -> None:
     generate_pages(registry, project, project / "zh", lang="zh")
     zh = translate_registry(registry, "zh", project)["grpo:kl"]
-    page = (project / "zh" / "reference" / "grpo.md").read_text(encoding="utf-8")
-    kl = page.split("{ #kl }")[1].split("\n## ")[0]
+    page = (project / "zh" / "reference" / "grpo" / "kl.md").read_text(encoding="utf-8")
+    kl = page.split("{ #kl }")[1]
     assert f"**{zh['title'].text}。** {zh['summary'].text}" in kl  # Chinese full stop, from the catalog
     assert '!!! warning "尚未翻译"' in kl  # the details are not translated in this copy
     assert zh["details"].english in kl
-    assert "[帮助翻译](../contributing/translating.md)" in kl
+    assert "[帮助翻译](../../contributing/translating.md)" in kl
     # the label that fell back is in English (with the page's own colon), and announced once under the title
     assert "**Aggregation：**" in kl
     assert page.count('!!! info "') == 1
@@ -59,6 +59,8 @@ def test_generated_chinese_page_translates_and_marks_fallbacks(registry: Registr
 
 def test_english_pages_have_no_notices(registry: Registry, tmp_path: Path) -> None:
     generate_pages(registry, ROOT, tmp_path / "en")
-    page = (tmp_path / "en" / "reference" / "grpo.md").read_text(encoding="utf-8")
+    reference = tmp_path / "en" / "reference"
+    pages = [reference / "grpo.md", *(reference / "grpo").glob("*.md")]
+    page = "\n".join(path.read_text(encoding="utf-8") for path in pages)
     assert "!!! warning" not in page and "!!! info" not in page
     assert "**Healthy values**" in page and "**Aggregation:**" in page

@@ -94,7 +94,7 @@ def test_findings_are_printed_once_in_the_language_asked_for(registry: Registry,
     warning = severity_label("warning", Localizer("vi")).upper()
     assert warning != "WARNING"
     assert text.count(f"{warning}  frac_reward_zero_std  enough-signal") == 1
-    assert "vi/reference/grpo/#frac_reward_zero_std" in text
+    assert "vi/reference/grpo/frac_reward_zero_std/" in text
     assert not run[2].should_training_stop  # stop_on defaults to never
 
 
@@ -169,7 +169,7 @@ def test_a_finding_raises_a_wandb_alert_when_a_wandb_run_is_active(
         ("metrics-registry: WARNING frac_reward_zero_std (enough-signal)", "WARN")
     ]
     assert "between 0 and 0.8" in alerts[0]["text"]
-    assert "en/reference/grpo/#frac_reward_zero_std" in alerts[0]["text"]
+    assert "en/reference/grpo/frac_reward_zero_std/" in alerts[0]["text"]
 
     def refuse(**_kwargs: Any) -> None:
         raise RuntimeError("offline")

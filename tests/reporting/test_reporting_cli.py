@@ -134,7 +134,7 @@ def test_check_run_an_unhealthy_training_log(tmp_path: Path) -> None:
     assert kl.startswith("kl: ") and "\nexpected: " in kl
     log = assert_valid_sarif(sarif.stdout)
     rules = {rule["id"]: rule for rule in log["runs"][0]["tool"]["driver"]["rules"]}
-    assert rules["grpo:kl#non-negative"]["helpUri"] == f"{SITE}/en/reference/grpo/#kl"
+    assert rules["grpo:kl#non-negative"]["helpUri"] == f"{SITE}/en/reference/grpo/kl/"
     assert rules["grpo:kl#non-negative"]["name"] == "non-negative"
     assert {uri for _r, uri, _l in _locations(log)} == {"out/trainer_state.json"}
     assert state.is_file()

@@ -20,7 +20,7 @@ def test_a_fired_rule_links_to_its_metric(registry: Registry, tmp_path: Path) ->
     annotations = run_annotations([check_run(log, registry)], Localizer("vi"))
     kl = next(a for a in annotations if a.rule.id == "grpo:kl#non-negative")
     assert kl.rule.name == "non-negative"
-    assert kl.rule.help_page == "vi/reference/grpo/#kl"
+    assert kl.rule.help_page == "vi/reference/grpo/kl/"
     assert kl.path == tmp_path / "trainer_state.json" and kl.line is None
     first, expected, advice = kl.message.split("\n")
     assert first.startswith("kl: ")

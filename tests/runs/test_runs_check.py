@@ -156,7 +156,7 @@ def test_reports_in_every_language(lang: str, unhealthy_logs: list[Path], regist
     )
     assert found == expected
     kl = next(f for f in document["runs"][0]["findings"] if (f["rule"], f["key"]) == ("non-negative", "kl"))
-    assert kl["url"] == f"https://example.org/rl/{lang}/reference/grpo/#kl"
+    assert kl["url"] == f"https://example.org/rl/{lang}/reference/grpo/kl/"
     # numbers in the locale: -0.05 is "-0,05" in Vietnamese
     assert ("-0,05" if lang == "vi" else "-0.05") in kl["message"]
     assert kl["expected"] == _ui(lang, "at least %(min)s") % {"min": "0"}

@@ -52,7 +52,7 @@ def test_markdown_report_in_chinese_to_a_file(grpo_csv: Path, tmp_path: Path) ->
     assert result.exit_code == 1 and result.output == ""
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# ") and "grpo-unhealthy" in text and "`mostly-terminated`" in text
-    assert "zh/reference/grpo/#kl" in text
+    assert "zh/reference/grpo/kl/" in text
 
 
 def test_unreadable_log_exits_3_naming_file_and_line(tmp_path: Path) -> None:
@@ -98,5 +98,30 @@ def test_real_command_on_tensorboard_logs(ppo_tensorboard: Path) -> None:
     )
     assert result.returncode == 1, result.stderr
     assert "train/val/ratio  near-one (range)  step 31" in result.stdout
-    assert "furthest: 1.6" in result.stdout and "en/reference/ppo/#val-ratio" in result.stdout
+    assert "furthest: 1.6" in result.stdout and "en/reference/ppo/val-ratio/" in result.stdout
     assert "Every checked series is healthy." in result.stdout  # the healthy run next to it
+
+
+def test_links_are_absolute_urls_of_the_projects_site(grpo_state: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "mkdocs.yml").write_text(
+        "site_name: x\nsite_url: https://docs.example.org/metrics/\n", encoding="utf-8"
+    )
+    old = Path.cwd()
+    os.chdir(project)
+    try:
+        document = json.loads(invoke(str(grpo_state), "--format", "json").output)
+        text = invoke(str(grpo_state)).output
+        given = json.loads(invoke(str(grpo_state), "--format", "json", "--site-url", "https://x.org/").output)
+    finally:
+        os.chdir(old)
+    urls = [f["url"] for run in document["runs"] for f in run["findings"] if f.get("url")]
+    assert urls and all(url.startswith("https://docs.example.org/metrics/en/reference/") for url in urls)
+    assert "https://docs.example.org/metrics/en/reference/" in text
+    assert all(
+        f["url"].startswith("https://x.org/en/")
+        for run in given["runs"]
+        for f in run["findings"]
+        if f.get("url")
+    )

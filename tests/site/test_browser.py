@@ -23,8 +23,9 @@ def _open(page: Page, url: str) -> None:
     [("en", "KL divergence"), ("vi", "Phân kỳ KL"), ("zh", "KL 散度")],
 )
 def test_metric_page_in_each_language(page: Page, served: str, lang: str, title: str) -> None:
-    _open(page, f"{served}{lang}/reference/grpo/#kl")
-    section = page.locator("h2#kl")
+    _open(page, f"{served}{lang}/reference/grpo/#kl")  # the old section's link opens the page
+    page.wait_for_url(f"{served}{lang}/reference/grpo/kl/")
+    section = page.locator("h1#kl")
     assert section.is_visible()
     assert page.evaluate("document.documentElement.lang") == lang
     text = page.locator("article").inner_text()
@@ -33,7 +34,7 @@ def test_metric_page_in_each_language(page: Page, served: str, lang: str, title:
 
 def test_formulas_are_rendered_not_raw_tex(page: Page, served: str) -> None:
     for lang in ("en", "vi", "zh"):
-        _open(page, f"{served}{lang}/reference/ppo/")
+        _open(page, f"{served}{lang}/reference/ppo/policy-clipfrac_avg/")
         formulas = page.locator(".arithmatex")
         assert formulas.count() > 5
         assert page.locator(".arithmatex .katex").count() == formulas.count()
@@ -48,9 +49,9 @@ def test_language_switcher_keeps_page_and_metric(page: Page, served: str, start:
     page.locator(".md-header__option .md-select").hover()
     hreflang = {"en": "en", "vi": "vi", "zh": "zh-Hans"}[target]
     page.locator(f'a.mr-language-link[hreflang="{hreflang}"]').click()
-    page.wait_for_url(f"{served}{target}/reference/grpo/#clip_ratio-low_mean")
+    page.wait_for_url(f"{served}{target}/reference/grpo/clip_ratio-low_mean/")
     assert page.evaluate("document.documentElement.lang") == target
-    assert page.locator("h2#clip_ratio-low_mean").is_visible()
+    assert page.locator("h1#clip_ratio-low_mean").is_visible()
 
 
 def _search(page: Page, served: str, lang: str, query: str) -> list[str]:
@@ -123,7 +124,7 @@ def test_metrics_index_filters_rows(page: Page, served: str) -> None:
 def test_screenshots_of_a_metric_in_each_language(page: Page, served: str, tmp_path: Path) -> None:
     """The screenshots a reviewer looks at (kept under the test's tmp folder)."""
     for lang in ("en", "vi", "zh"):
-        _open(page, f"{served}{lang}/reference/grpo/#entropy")
+        _open(page, f"{served}{lang}/reference/grpo/entropy/")
         path = tmp_path / f"{lang}-entropy.png"
         page.screenshot(path=str(path))
         assert path.stat().st_size > 20_000  # a blank page compresses to a few kB

@@ -26,11 +26,21 @@ def _fold(text: str) -> str:
 
 
 def _every_page(site: Path) -> list[str]:
+    """Every page of every language, but of the metric pages (one template) only a few per family:
+    the first and the last, and the first with a formula and without one."""
     paths = []
     for lang in ("en", "vi", "zh"):
-        paths += sorted(
-            f"{p.parent.relative_to(site).as_posix()}/" for p in (site / lang).rglob("index.html")
-        )
+        for page in sorted((site / lang).rglob("index.html")):
+            relative = page.parent.relative_to(site)
+            if len(relative.parts) == 4 and relative.parts[1] == "reference":  # a metric's page
+                continue
+            paths.append(f"{relative.as_posix()}/")
+        for family in sorted(p for p in (site / lang / "reference").iterdir() if p.is_dir()):
+            metrics = sorted(p.parent for p in family.glob("*/index.html"))
+            formula = [p for p in metrics if "arithmatex" in (p / "index.html").read_text(encoding="utf-8")]
+            plain = [p for p in metrics if p not in formula]
+            chosen = {metrics[0], metrics[-1], *formula[:1], *plain[:1]}
+            paths += sorted(f"{p.relative_to(site).as_posix()}/" for p in chosen)
         paths.append(f"{lang}/404.html")
     return paths
 
@@ -86,8 +96,16 @@ def _search(page: Page, served: str, lang: str, query: str) -> list[dict[str, ob
     )
 
 
+def _section(href: str) -> str | None:
+    """The anchor a search result opens: its #section, or the metric of a metric's page (its h1's id)."""
+    if "#" in href:
+        return href.split("#", 1)[1]
+    path = href.split("?", 1)[0].rstrip("/").split("/")
+    return path[-1] if len(path) >= 3 and path[-3] == "reference" else None
+
+
 def _sections(results: list[dict[str, object]]) -> list[str]:
-    return [str(result["href"]).split("#", 1)[1] for result in results if "#" in str(result["href"])]
+    return [section for result in results if (section := _section(str(result["href"]))) is not None]
 
 
 # (language, query, what the first three sections found must include)
@@ -120,8 +138,8 @@ def test_vietnamese_without_diacritics_ranks_and_highlights_like_with_them(
     with_marks = _search(page, served, "vi", accented)
     without = _search(page, served, "vi", folded)
     assert without == with_marks  # the same results, in the same order, with the same highlights
-    sections = [result for result in without if "#" in str(result["href"])]
-    first = str(sections[0]["href"]).split("#", 1)[1]
+    sections = [result for result in without if _section(str(result["href"])) is not None]
+    first = str(_section(str(sections[0]["href"])))
     assert any(word in first for word in topic), _sections(without)[:10]
     for result in sections[:3]:  # every top hit holds the words, as written
         assert accented in str(result["text"]).lower(), result
@@ -133,9 +151,9 @@ def test_vietnamese_without_diacritics_ranks_and_highlights_like_with_them(
 
 def test_the_page_a_folded_search_opens_highlights_the_words(page: Page, served: str) -> None:
     results = _search(page, served, "vi", "do dai")
-    first = next(str(result["href"]) for result in results if "#" in str(result["href"]))
-    page.goto(first, wait_until="networkidle")
-    section = first.split("#", 1)[1]
+    first = next(str(result["href"]) for result in results if _section(str(result["href"])) is not None)
+    page.goto(first if "//" in first else f"{served}vi/{first}", wait_until="networkidle")
+    section = _section(first)
     marks = page.eval_on_selector_all(
         "article mark[data-md-highlight]", "marks => marks.map(mark => mark.textContent)"
     )
@@ -185,7 +203,7 @@ def test_color_scheme_follows_the_system_and_toggles(
 ) -> None:
     context = browser.new_context(color_scheme=system)  # type: ignore[arg-type]
     page = context.new_page()
-    page.goto(f"{served}zh/reference/ppo/", wait_until="networkidle")
+    page.goto(f"{served}zh/reference/ppo/objective-kl/", wait_until="networkidle")
     assert page.evaluate("document.body.dataset.mdColorScheme") == scheme
     colors = page.evaluate(
         """() => [getComputedStyle(document.querySelector(".arithmatex .katex")).color,

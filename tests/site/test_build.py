@@ -12,6 +12,7 @@ import material as mkdocs_material
 import pytest
 
 from metrics_registry import Registry
+from metrics_registry.links import metric_page
 from metrics_registry.site.build import BuildError, build_site
 from metrics_registry.site.search import MATERIAL_LUNR_VI
 
@@ -20,12 +21,19 @@ LANGUAGES = ("en", "vi", "zh")
 SITEMAP = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
 
 
-def test_every_metric_has_its_anchor_on_its_family_page(site: Path, registry: Registry) -> None:
+def test_every_metric_has_its_page_and_its_old_anchor_on_its_family_index(
+    site: Path, registry: Registry
+) -> None:
+    """reference/<family>/#<anchor> (the old section) lands on the row that links to the page."""
     for family in registry.families:
         html = (site / "en" / "reference" / family / "index.html").read_text(encoding="utf-8")
-        ids = set(re.findall(r'<h2 id="([^"]+)"', html))
-        missing = [e.anchor for e in registry.in_family(family) if e.anchor not in ids]
-        assert not missing, f"{family}: no anchor for {missing}"
+        links = re.findall(r'<a class="mr-metric-link" href="([^"]+)" id="([^"]+)"', html)
+        rows = {anchor: href for href, anchor in links}
+        for entry in registry.in_family(family):
+            assert rows.get(entry.anchor) == metric_page(entry).removeprefix(f"reference/{family}/"), entry.id
+            page = (site / "en" / metric_page(entry) / "index.html").read_text(encoding="utf-8")
+            assert f'<h1 id="{entry.anchor}">' in page, entry.id
+        assert "<h2 " not in html.split("<article", 1)[1].split("</article>")[0]  # no sections left
 
 
 def test_family_page_has_its_summary_table(site: Path) -> None:
@@ -37,7 +45,7 @@ def test_family_page_has_its_summary_table(site: Path) -> None:
 def test_index_lists_every_metric(site: Path, registry: Registry) -> None:
     html = (site / "en" / "metrics" / "index.html").read_text(encoding="utf-8")
     for entry in registry:
-        assert f"#{entry.anchor}" in html
+        assert f'href="../{metric_page(entry)}"' in html
 
 
 def test_machine_readable_files_are_published(site: Path, registry: Registry) -> None:
@@ -121,8 +129,8 @@ def test_formulas_come_with_a_local_katex(site: Path) -> None:
     for lang in LANGUAGES:
         assert (site / lang / "assets" / "katex" / "katex.min.js").exists()
         assert any((site / lang / "assets" / "katex" / "fonts").glob("*.woff2"))
-        html = (site / lang / "reference" / "ppo" / "index.html").read_text(encoding="utf-8")
-        assert 'src="../../assets/katex/katex.min.js"' in html
+        html = (site / lang / "reference" / "ppo" / "objective-kl" / "index.html").read_text(encoding="utf-8")
+        assert 'src="../../../assets/katex/katex.min.js"' in html
         assert '<div class="arithmatex">' in html
 
 
@@ -147,11 +155,12 @@ def test_chinese_search_index_is_segmented(site: Path) -> None:
 
 
 def test_metric_sections_show_reference_source_and_worked_example(site: Path) -> None:
-    html = (site / "en" / "reference" / "grpo" / "index.html").read_text(encoding="utf-8")
-    section = html.split('id="completions-mean_length"')[1].split("<h2 ")[0]
+    page = site / "en" / "reference" / "grpo" / "completions-mean_length" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    section = html.split('id="completions-mean_length"')[1].split("</article>")[0]
     assert "Reference implementation" in section and "completion_length_stats" in section
     assert "Worked example" in section and "25.0" in section
-    assert 'href="../../api/#metrics_registry.reference.lengths.completion_length_stats"' in section
+    assert 'href="../../../api/#metrics_registry.reference.lengths.completion_length_stats"' in section
     api = (site / "en" / "api" / "index.html").read_text(encoding="utf-8")
     assert 'id="metrics_registry.reference.lengths.completion_length_stats"' in api
 

@@ -1,0 +1,218 @@
+"""The Jinja environment of the generated pages: the templates' filters and globals.
+
+Templates write Markdown (no autoescape: registry text is Markdown by
+design; the built HTML is cleaned by :mod:`metrics_registry.site.hooks`).
+Links between generated pages are relative to the page being rendered
+(``here["page"]``), computed from :mod:`metrics_registry.links`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+import yaml
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from metrics_registry.concepts import lineage
+from metrics_registry.describe import (
+    describe_across_processes,
+    describe_category,
+    describe_issue_effect,
+    describe_reduce,
+    describe_reduction_level,
+    describe_reduction_op,
+    describe_rule,
+    describe_rule_conditions,
+    describe_unit,
+)
+from metrics_registry.keys import Reference
+from metrics_registry.links import family_markdown, metric_markdown, relative_link
+from metrics_registry.models import FamilyInfo
+from metrics_registry.registry import Entry, Registry
+from metrics_registry.site.concept_pages import concept_link
+from metrics_registry.site.sanitize import markdown_text
+from metrics_registry.site.source import example_code, reference_source
+from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_value
+
+if TYPE_CHECKING:
+    from metrics_registry.concepts import Concept
+    from metrics_registry.i18n.translate import Translator, UiTranslations
+
+__all__ = ["API_PAGE", "HELP_PAGE", "environment", "front_matter", "help_link", "identity", "versions_of"]
+
+#: Where a reader learns how to help translate, relative to a language's docs folder.
+HELP_PAGE = "contributing/translating.md"
+#: The API reference (mkdocstrings) and the modules it documents.
+API_PAGE = "api.md"
+API_DOCUMENTED = "metrics_registry.reference."
+
+
+def _cell(text: str) -> str:
+    """Make text safe inside a Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def identity(message: str) -> str:
+    """The English text itself: ``gettext`` of the source language."""
+    return message
+
+
+def front_matter(**fields: object) -> str:
+    """A page's YAML front matter, written by a YAML library (a title may hold ``: ``, quotes, ``#``...)."""
+    text = yaml.safe_dump(
+        fields, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1 << 20
+    )
+    return f"---\n{text}---"
+
+
+def environment(
+    registry: Registry,
+    translator: Translator | None = None,
+    ui: UiTranslations | None = None,
+    here: dict[str, str] | None = None,
+) -> Environment:
+    """The Jinja environment of the page templates; ``here["page"]`` is the page being rendered."""
+    here = here if here is not None else {}
+    env = Environment(
+        extensions=["jinja2.ext.i18n", "jinja2.ext.do"],
+        loader=PackageLoader("metrics_registry", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,  # Markdown output; the registry text is Markdown by design
+        finalize=tidy_value if ui is not None and ui.lang in TIGHT_LANGUAGES else None,
+    )
+
+    def page_link(source: str) -> str:
+        """A link from the page being rendered to the page whose Markdown source is ``source``."""
+        return relative_link(source, here.get("page", "index.md"))
+
+    def metric_link(entry: Entry) -> str:
+        """A link from the page being rendered to ``entry``'s page."""
+        return page_link(metric_markdown(entry))
+
+    def link(reference: str, entry: Entry) -> str:
+        target = registry.resolve(reference, entry.family.id)
+        if target is None:
+            return f"`{reference}`"
+        label = str(Reference.parse(reference))
+        return f"[`{label}`]({metric_link(target)})"
+
+    gettext: Callable[[str], str] = ui.gettext if ui is not None else identity
+
+    def ngettext(singular: str, plural: str, n: int) -> str:
+        return ui.ngettext(singular, plural, n) if ui is not None else (singular if n == 1 else plural)
+
+    env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
+
+    def tx(owner: Entry | FamilyInfo, *loc: str | int) -> str:
+        """A translatable field, in the page's language or (with a notice) in English."""
+        if translator is not None:
+            return translator.text(owner, *loc)
+        value: object = owner.metric if isinstance(owner, Entry) else owner
+        for part in loc:
+            value = value[part] if isinstance(part, int) else getattr(value, part)  # type: ignore[index]
+        return str(value)
+
+    def notice(owner: Entry | FamilyInfo) -> str:
+        """A visible admonition when part of ``owner`` falls back to English."""
+        if translator is None or translator.lang is None:
+            return ""
+        statuses = translator.statuses(owner)
+        link = help_link(here.get("page", "reference/page.md"))
+        help_text = gettext("Help translate")
+        blocks = []
+        if "missing" in statuses:
+            title = gettext("Not translated yet")
+            text = gettext("Parts of this section are shown in English because they are not translated yet.")
+            blocks.append(f'!!! warning "{title}"\n\n    {text} [{help_text}]({link})\n')
+        if "fuzzy" in statuses:
+            title = gettext("Translation outdated")
+            text = gettext(
+                "The English of parts of this section changed since they were translated; "
+                "they are shown in English until the translation is updated."
+            )
+            blocks.append(f'!!! warning "{title}"\n\n    {text} [{help_text}]({link})\n')
+        return "\n".join(blocks)
+
+    def crucial_of(family_id: str) -> list[Entry]:
+        return sorted((e for e in registry.in_family(family_id) if e.metric.crucial), key=lambda e: e.key)
+
+    def labelled(label: str) -> str:
+        """``label`` followed by a colon, the language's own (Chinese writes a full-width one)."""
+        return gettext("%(label)s:") % {"label": label}
+
+    def listing(items: Iterable[str]) -> str:
+        """Items of a list run together with the language's separator (Chinese: 、)."""
+        return gettext(", ").join(items)
+
+    def concept_tx(concept: Concept, field: str) -> str:
+        return translator.text(concept, field) if translator is not None else str(getattr(concept, field))
+
+    def rule_conditions(rule: object, entry: Entry) -> str:
+        return describe_rule_conditions(rule, gettext, versions_of(entry), _code)
+
+    env.filters["cell"] = _cell
+    env.filters["plain"] = markdown_text  # registry text where Markdown must not act (headings, link labels)
+    env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
+    env.filters["condition_code"] = lambda condition: _code(condition.text())
+    env.globals.update(
+        concepts=registry.concepts,
+        concept_tx=concept_tx,
+        concept_parents=lambda concept: lineage(registry.concepts, concept.id)[1:],
+        concept_href=lambda concept_id: concept_link(concept_id, here.get("page", "index.md")),
+        level_label=lambda value: describe_reduction_level(value, gettext),
+        op_label=lambda value: describe_reduction_op(value, gettext),
+        effect_label=lambda value: describe_issue_effect(value, gettext),
+        rule_conditions=rule_conditions,
+        versions_of=versions_of,
+        link=link,
+        metric_link=metric_link,
+        family_link=lambda family_id: page_link(family_markdown(family_id)),
+        ref_label=lambda reference: str(Reference.parse(reference)),
+        rule_text=lambda rule: describe_rule(rule, gettext),
+        reduce_label=lambda value: describe_reduce(value, gettext),
+        across_label=lambda value: describe_across_processes(value, gettext),
+        category_label=lambda value: describe_category(value, gettext),
+        unit_label=lambda value: describe_unit(value, gettext),
+        version_label=lambda entry: entry.version_text(short=True),
+        tx=tx,
+        labelled=labelled,
+        listing=listing,
+        notice=notice,
+        crucial_of=crucial_of,
+        reference_source=reference_source,
+        example_code=example_code,
+        api_link=lambda reference: _api_link(reference, page_link),
+        front_matter=front_matter,
+        alternatives=lambda spot: ", ".join(f"{a.char} {a.probability:.2f}" for a in spot.alternatives[1:4]),
+    )
+    return env
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span."""
+    return f"`{text}`"
+
+
+def versions_of(entry: Entry) -> str:
+    """Whose releases the entry's version numbers count: ``TRL`` or the extension's project."""
+    return "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
+
+
+def _api_link(reference: str, page_link: Callable[[str], str]) -> str:
+    """Link to a reference function on the API page ('' if not documented there)."""
+    if not reference.startswith(API_DOCUMENTED):
+        return ""
+    return f"{page_link(API_PAGE)}#{reference}"
+
+
+def help_link(page: str) -> str:
+    """Relative link from ``page`` (a path below the language folder) to the translation guide."""
+    return os.path.relpath(HELP_PAGE, str(PurePosixPath(page).parent)).replace(os.sep, "/")
+
+

@@ -1,0 +1,95 @@
+"""The MkDocs plugin renders the registry's pages inside another site, in its navigation, cleaned."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _site(tmp_path: Path, plugin: str, nav: str = "", registry: str = "") -> Path:
+    project = tmp_path / "trainer-docs"
+    (project / "docs").mkdir(parents=True)
+    (project / "docs" / "index.md").write_text("# My trainer\n\nIts documentation.\n", encoding="utf-8")
+    (project / "mkdocs.yml").write_text(
+        f"site_name: My trainer\nsite_url: https://example.org/\n{nav}plugins:\n  - search\n  - {plugin}\n",
+        encoding="utf-8",
+    )
+    if registry:
+        (project / "my_trainer.yaml").write_text(registry, encoding="utf-8")
+    return project
+
+
+def _build(project: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def test_a_trainers_site_shows_the_chosen_familys_pages_in_its_nav(tmp_path: Path) -> None:
+    project = _site(
+        tmp_path,
+        "metrics-registry:\n      families: [grpo]\n      nav_title: Logged metrics",
+        nav="nav:\n  - Home: index.md\n",
+    )
+    done = _build(project)
+    assert done.returncode == 0, done.stderr
+    site = project / "site"
+    kl = (site / "metrics" / "reference" / "grpo" / "kl" / "index.html").read_text(encoding="utf-8")
+    assert "KL" in kl and "arithmatex" in kl
+    index = (site / "metrics" / "reference" / "grpo" / "index.html").read_text(encoding="utf-8")
+    assert "Logged metrics" in index  # the section in the host's own navigation
+    assert not (site / "metrics" / "reference" / "ppo").exists()  # only the chosen family
+    assert "reference/ppo/" not in kl  # links to families left out became text
+    assert "api/" not in kl  # and so did the links to this project's own pages
+
+
+def test_a_registry_file_with_markup_stops_the_build_naming_it(tmp_path: Path) -> None:
+    registry = """# yaml-language-server: $schema=x
+family:
+  id: mytrainer
+  title: My trainer
+  trainer: MyTrainer
+  summary: Metrics of my trainer.
+  versions_of: mytrainer
+  versions:
+    introduced: "1.0"
+metrics:
+  - key: loss
+    versions:
+      introduced: "1.0"
+    category: loss
+    title: Loss <script>alert(1)</script>
+    summary: The loss <img src=x onerror=alert(1)> of a step.
+    details: See [this](javascript:alert(1)) and <a href="javascript:alert(2)">that</a>.
+    aggregation:
+      reduce: mean
+      over: tokens
+      across_processes: mean
+    unit: nats
+    goal: minimize
+    computable: false
+"""
+    project = _site(
+        tmp_path,
+        "metrics-registry:\n      families: [mytrainer]\n      registry: [my_trainer.yaml]",
+        registry=registry,
+    )
+    done = _build(project)
+    assert done.returncode != 0
+    assert "my_trainer.yaml" in done.stderr and "MR15" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (project / "site" / "metrics").exists()
+
+
+def test_an_unknown_family_is_a_clear_error(tmp_path: Path) -> None:
+    project = _site(tmp_path, "metrics-registry:\n      families: [nope]")
+    done = _build(project)
+    assert done.returncode != 0
+    assert "unknown families nope" in done.stderr
+    assert "Traceback" not in done.stderr
