@@ -6,16 +6,21 @@ For the real registry and for a synthetic one ``--scale`` times larger
 (copies of every family under new ids), it builds every language twice,
 once with one MkDocs build at a time and once with all in parallel, and
 prints the time of generating the Markdown against running MkDocs, and of
-the steps after MkDocs (search fields, root pages, link check). Figures
+the steps after MkDocs (search fields, root pages, link check), and the
+whole build's overhead over plain MkDocs on the same generated Markdown
+(the yardstick, run the same way in the same process) [<= 1.10x]. Figures
 vary with the machine's load: compare the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -61,7 +66,34 @@ def measure(registry: metrics_registry.Registry, jobs: int, work: Path) -> dict[
         "finish": report.seconds_finish,
         "total": total,
         "pages": report.pages,
+        "plain": plain_mkdocs(work / "build", jobs),
     }
+
+
+def plain_mkdocs(build: Path, jobs: int) -> float:
+    """The yardstick: plain MkDocs on the same generated Markdown, theme and extensions, without this
+    project's hooks and steps (the generated configs with ``hooks`` dropped), run the same way."""
+    configs = []
+    for config in sorted(build.glob("mkdocs.*.yml")):
+        data = json.loads(config.read_text(encoding="utf-8"))
+        data.pop("hooks", None)
+        data["site_dir"] = str(build / "plain" / config.stem)
+        plain = config.with_name(f"plain.{config.name}")
+        plain.write_text(json.dumps(data), encoding="utf-8")
+        configs.append(plain)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(
+            pool.map(
+                lambda c: subprocess.run(
+                    [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(c)],
+                    capture_output=True,
+                    check=True,
+                ),
+                configs,
+            )
+        )
+    return time.perf_counter() - started
 
 
 def main() -> None:
@@ -73,6 +105,7 @@ def main() -> None:
     print(f"{languages} languages, Python {sys.version.split()[0]}; seconds, best of {args.repeat}\n")
     header = (
         f"{'registry':<22}{'builds':<10}{'pages':>6}{'generate':>10}{'mkdocs':>9}{'finish':>8}{'total':>8}"
+        f"{'plain MkDocs':>14}{'overhead':>10}"
     )
     print(header)
     print("-" * len(header))
@@ -94,6 +127,7 @@ def main() -> None:
                 print(
                     f"{name:<22}{label:<10}{best['pages']:>6.0f}{best['generate']:>10.2f}"
                     f"{best['mkdocs']:>9.2f}{best['finish']:>8.2f}{best['total']:>8.2f}"
+                    f"{best['plain']:>14.2f}{best['total'] / best['plain']:>9.2f}x"
                 )
         print()
         names = list(registries)

@@ -250,6 +250,45 @@ __all__ = [
     "NEMO_RL_VALIDATION_ACCURACY",
     "NEMO_RL_VALIDATION_AVG_LENGTH",
     "NEMO_RL_VALIDATION_PASS_K",
+    "OPENRLHF_ACTOR_GRAD_NORM",
+    "OPENRLHF_ACTOR_LR",
+    "OPENRLHF_CRITIC_GRAD_NORM",
+    "OPENRLHF_CRITIC_LOSS",
+    "OPENRLHF_CRITIC_LR",
+    "OPENRLHF_DYNAMIC_FILTERING_PASS_RATE",
+    "OPENRLHF_ENTROPY_LOSS",
+    "OPENRLHF_EVAL_DATASOURCE_PASS_K",
+    "OPENRLHF_EVAL_DATASOURCE_RESPONSE_LENGTH_MEAN",
+    "OPENRLHF_EVAL_DATASOURCE_TRUNCATED_RATE",
+    "OPENRLHF_EVAL_NUM_SAMPLES",
+    "OPENRLHF_EVAL_RESPONSE_LENGTH_MEAN",
+    "OPENRLHF_EVAL_TRUNCATED_RATE",
+    "OPENRLHF_GENERATED_SAMPLES",
+    "OPENRLHF_GROUP_REWARD_STD",
+    "OPENRLHF_KL",
+    "OPENRLHF_LOGPROBS_DIFF",
+    "OPENRLHF_POLICY_LOSS",
+    "OPENRLHF_PPO_CLIP_RATIO",
+    "OPENRLHF_PPO_KL",
+    "OPENRLHF_RESPONSE_CLIP_RATIO",
+    "OPENRLHF_RESPONSE_LENGTH",
+    "OPENRLHF_RETURN",
+    "OPENRLHF_REWARD",
+    "OPENRLHF_ROLLOUT_NUM_SAMPLES",
+    "OPENRLHF_ROLLOUT_RESPONSE_LENGTH_MEAN",
+    "OPENRLHF_ROLLOUT_REWARD_MEAN",
+    "OPENRLHF_ROLLOUT_REWARD_STD",
+    "OPENRLHF_ROLLOUT_TRUNCATED_RATE",
+    "OPENRLHF_SCORE",
+    "OPENRLHF_TIMING_BROADCAST",
+    "OPENRLHF_TIMING_GENERATION",
+    "OPENRLHF_TIMING_MAKE_EXPERIENCE",
+    "OPENRLHF_TIMING_PPO_TRAIN",
+    "OPENRLHF_TIMING_STEP_TOTAL",
+    "OPENRLHF_TOTAL_LENGTH",
+    "OPENRLHF_TRUNCATED",
+    "OPENRLHF_VALUES",
+    "OPENRLHF_VLLM_KL",
     "PPO_COMPLETIONS",
     "PPO_EPISODE",
     "PPO_EPOCH",
@@ -1212,6 +1251,153 @@ NEMO_RL_TRAIN_ADVANTAGES_HISTOGRAM: Final = "train/advantages/histogram"
 
 #: A W&B histogram of the GRPO baseline of every training sample (leave-one-out by default).
 NEMO_RL_TRAIN_BASELINE_REWARD_HISTOGRAM: Final = "train/baseline_reward/histogram"
+
+
+# openrlhf: PPOTrainer (Ray), openrlhf 0.7.0 and later
+
+#: The PPO (or GSPO) clipped surrogate loss of the actor, averaged over every micro-batch the global step
+#: trained on.
+OPENRLHF_POLICY_LOSS: Final = "policy_loss"
+
+#: Share of action tokens on which the clipped surrogate term is the binding one, over every micro-batch
+#: of the global step.
+OPENRLHF_PPO_CLIP_RATIO: Final = "ppo_clip_ratio"
+
+#: The k1 estimate of KL(π_old ‖ π_θ) on the action tokens, how far the update has moved the policy from
+#: the one that made the experience.
+OPENRLHF_PPO_KL: Final = "ppo_kl"
+
+#: The k1 estimate of KL(π_vLLM ‖ π_old) on the action tokens, the mismatch between the generation engine
+#: and the trainer.
+OPENRLHF_VLLM_KL: Final = "vllm_kl"
+
+#: An estimate of KL(π_θ ‖ π_ref) on the action tokens, from the reward shaping (default) or from the KL
+#: loss term, depending on the KL mode.
+OPENRLHF_KL: Final = "kl"
+
+#: Mean of log π_θ − log π_ref over the action tokens (the k1 estimate without the clamp), reduced like
+#: `kl` in the same KL mode.
+OPENRLHF_LOGPROBS_DIFF: Final = "logprobs_diff"
+
+#: Mean entropy in nats of the actor's next-token distribution on the action tokens, logged under a loss
+#: name but positive.
+OPENRLHF_ENTROPY_LOSS: Final = "entropy_loss"
+
+#: The actor scheduler's learning rate after the last micro-batch of the global step.
+OPENRLHF_ACTOR_LR: Final = "actor_lr"
+
+#: DeepSpeed's global gradient norm of the actor, before clipping, at the last optimizer step of the
+#: global step.
+OPENRLHF_ACTOR_GRAD_NORM: Final = "actor_grad_norm"
+
+#: Mean over the trained samples of the raw reward from the reward model, reward function or agent, with
+#: the length penalties but without KL, baseline or clipping.
+OPENRLHF_REWARD: Final = "reward"
+
+#: Mean over the trained samples of the score the reward function or agent returns next to the reward, the
+#: value dynamic filtering looks at.
+OPENRLHF_SCORE: Final = "score"
+
+#: Mean over the trained samples of the summed shaped token rewards, i.e. the baseline-adjusted, clipped
+#: reward minus β times the summed KL.
+OPENRLHF_RETURN: Final = "return"
+
+#: Mean over the trained samples of the Bessel-corrected standard deviation of the rewards of the sample's
+#: prompt group.
+OPENRLHF_GROUP_REWARD_STD: Final = "group_reward_std"
+
+#: Mean over the trained samples of the number of positions from the first to the last action token of
+#: each response.
+OPENRLHF_RESPONSE_LENGTH: Final = "response_length"
+
+#: Mean over the trained samples of the prompt plus response tokens (and environment tokens) after
+#: truncation to `data.max_len`.
+OPENRLHF_TOTAL_LENGTH: Final = "total_length"
+
+#: Share of the trained samples that vLLM stopped because they reached the maximum number of new tokens.
+OPENRLHF_TRUNCATED: Final = "truncated"
+
+#: Share of the trained samples whose total length reached `data.max_len`, the context cap.
+OPENRLHF_RESPONSE_CLIP_RATIO: Final = "response_clip_ratio"
+
+#: Exact mean reward over all samples the step generated, computed on the controller before training.
+OPENRLHF_ROLLOUT_REWARD_MEAN: Final = "rollout/reward_mean"
+
+#: Bessel-corrected standard deviation of the rewards over all samples the step generated, not per prompt
+#: group.
+OPENRLHF_ROLLOUT_REWARD_STD: Final = "rollout/reward_std"
+
+#: Exact mean over all samples the step generated of the response span, computed before training.
+OPENRLHF_ROLLOUT_RESPONSE_LENGTH_MEAN: Final = "rollout/response_length_mean"
+
+#: Share of all samples the step generated that vLLM stopped at the maximum number of new tokens, computed
+#: before training.
+OPENRLHF_ROLLOUT_TRUNCATED_RATE: Final = "rollout/truncated_rate"
+
+#: Number of samples with a reward that the global step generated and trained on.
+OPENRLHF_ROLLOUT_NUM_SAMPLES: Final = "rollout/num_samples"
+
+#: Accepted samples divided by the prompts consumed in the generation call, times 100, with dynamic
+#: filtering on.
+OPENRLHF_DYNAMIC_FILTERING_PASS_RATE: Final = "dynamic_filtering_pass_rate"
+
+#: Clipped squared error of the critic against the GAE returns, a plain mean over ranks and then over
+#: every micro-batch of the global step.
+OPENRLHF_CRITIC_LOSS: Final = "critic_loss"
+
+#: The critic's mean value prediction on the action tokens during training, a mean of micro-batch means.
+OPENRLHF_VALUES: Final = "values"
+
+#: The critic scheduler's learning rate, averaged over every micro-batch of the global step.
+OPENRLHF_CRITIC_LR: Final = "critic_lr"
+
+#: DeepSpeed's global gradient norm of the critic before clipping, averaged over every micro-batch of the
+#: global step, stale values included.
+OPENRLHF_CRITIC_GRAD_NORM: Final = "critic_grad_norm"
+
+#: Wall-clock seconds of the global step spent scoring the samples and computing log-probabilities, values
+#: and advantages.
+OPENRLHF_TIMING_MAKE_EXPERIENCE: Final = "timing/make_experience"
+
+#: Wall-clock seconds of the global step spent training the actor and the critic on the replay buffer.
+OPENRLHF_TIMING_PPO_TRAIN: Final = "timing/ppo_train"
+
+#: Wall-clock seconds of the global step spent sending the updated actor weights to the vLLM engines.
+OPENRLHF_TIMING_BROADCAST: Final = "timing/broadcast"
+
+#: Wall-clock seconds of the global step spent sampling responses with vLLM, refills for dynamic filtering
+#: included.
+OPENRLHF_TIMING_GENERATION: Final = "timing/generation"
+
+#: Wall-clock seconds of the global step, the sum of its phases (synchronous) or the time since the
+#: previous step (asynchronous).
+OPENRLHF_TIMING_STEP_TOTAL: Final = "timing/step_total"
+
+#: The first decoded sequence of each logged step with its reward, as a growing W&B table or TensorBoard
+#: text.
+OPENRLHF_GENERATED_SAMPLES: Final = "generated_samples"
+
+#: Mean reward (`pass1`) or mean best-of-n reward (`pass<n>`, n = `eval.n_samples_per_prompt`) over the
+#: datasource's evaluation prompts.
+#: Templated: fill the placeholders with str.format().
+OPENRLHF_EVAL_DATASOURCE_PASS_K: Final = "eval_{datasource}_pass{k}"
+
+#: Mean response span over the datasource's evaluation samples.
+#: Templated: fill the placeholders with str.format().
+OPENRLHF_EVAL_DATASOURCE_RESPONSE_LENGTH_MEAN: Final = "eval_{datasource}_response_length_mean"
+
+#: Mean response span over all evaluation samples of every datasource.
+OPENRLHF_EVAL_RESPONSE_LENGTH_MEAN: Final = "eval_response_length_mean"
+
+#: Share of the datasource's evaluation samples that vLLM stopped at the maximum number of new tokens.
+#: Templated: fill the placeholders with str.format().
+OPENRLHF_EVAL_DATASOURCE_TRUNCATED_RATE: Final = "eval_{datasource}_truncated_rate"
+
+#: Share of all evaluation samples that vLLM stopped at the maximum number of new tokens.
+OPENRLHF_EVAL_TRUNCATED_RATE: Final = "eval_truncated_rate"
+
+#: Number of evaluation samples generated, the evaluation prompts times `eval.n_samples_per_prompt`.
+OPENRLHF_EVAL_NUM_SAMPLES: Final = "eval_num_samples"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0

@@ -50,7 +50,7 @@ def test_gates_only_say_when_a_key_is_logged(registry: Registry) -> None:
         for gate in entry.metric.gated_by:
             assert not _STILL_LOGGED.search(gate.note or ""), (entry.id, gate.option)
         options = [d.option for d in entry.metric.meaning_depends_on]
-        if entry.family.versions_of == "trl":  # issue 19's list covers the TRL families
+        if entry.family.versions_of == "trl":  # MEANING is issue 19's TRL list
             assert options == MEANING.get((entry.family.id, entry.key), []), entry.id
         assert not {g.option for g in entry.metric.gated_by} & set(options), entry.id
 
@@ -100,12 +100,8 @@ def test_val_ratio_rule_excepts_the_diluted_runs(registry: Registry) -> None:
 
 
 def test_known_issue_links_are_https_tracker_pages(registry: Registry) -> None:
-    links = {
-        issue.url
-        for entry in registry
-        if entry.family.versions_of == "trl"
-        for issue in entry.metric.known_issues
-    }
+    trl = [entry for entry in registry if entry.family.versions_of == "trl"]
+    links = {issue.url for entry in trl for issue in entry.metric.known_issues}
     assert links == {
         "https://github.com/huggingface/trl/pull/2531",
         "https://github.com/huggingface/trl/pull/3482",

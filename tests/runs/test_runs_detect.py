@@ -17,6 +17,7 @@ import pytest
 from _framework_logs import WRITERS, assert_detected, check_framework_log, nan_at
 
 import metrics_registry
+from metrics_registry.config import builtin_paths
 from metrics_registry.registry import Registry
 from metrics_registry.runs import CheckOptions, RunLog, check_run
 from metrics_registry.runs.detect import STRONG_KEYS, frameworks, resolve_framework
@@ -50,7 +51,10 @@ NEMO_RL_SERIES = {
 
 @pytest.fixture(scope="module")
 def frameworks_registry() -> Registry:
-    return metrics_registry.load(EXTRA)
+    # TRL's families and the stand-ins only: the real OpenRLHF family (and the other frameworks' as
+    # they land) would compete with the stand-in shaped like it
+    trl = [path for path in builtin_paths() if path.stem in {"grpo", "ppo", "legacy_ppo"}]
+    return metrics_registry.load([*trl, *EXTRA], builtin=False)
 
 
 def _run(tmp_path: Path, keys: dict[str, float], *, hf_prefixed: bool = False) -> RunLog:
@@ -124,7 +128,14 @@ def test_a_nan_in_a_detected_frameworks_series_is_an_error(
 
 def test_trl_runs_are_still_told_by_family(registry: Registry, tmp_path: Path) -> None:
     run = _run(
-        tmp_path, {"frac_reward_zero_std": 0.1, "completions/mean_length": 200.0, "reward": 0.5, "kl": 0.01}
+        tmp_path,
+        {
+            "frac_reward_zero_std": 0.1,
+            "completions/mean_length": 200.0,
+            "completions/max_length": 512.0,  # reward and kl are OpenRLHF's too: three keys of its own
+            "reward": 0.5,
+            "kl": 0.01,
+        },
     )
     report = check_run(run, registry)
     assert_detected(report, "trl", "grpo")
@@ -234,7 +245,7 @@ def test_the_report_says_which_framework_and_why(tmp_path: Path) -> None:
     [
         (
             ["--framework", "nowhere"],
-            "unknown framework 'nowhere' (known: nemo-rl, nemo-rl-like, openrlhf-like, TRL, verl-like)",
+            "unknown framework 'nowhere' (known: nemo-rl, nemo-rl-like, openrlhf, openrlhf-like, TRL, verl-like)",
         ),
         (["--family", "grpo", "--framework", "verl-like"], "family 'grpo' is TRL's, not verl-like's"),
         (["--version", "1.0", "--trl-version", "1.0"], "give one of --version and --trl-version"),
