@@ -245,7 +245,8 @@ def test_the_report_says_which_framework_and_why(tmp_path: Path) -> None:
     [
         (
             ["--framework", "nowhere"],
-            "unknown framework 'nowhere' (known: nemo-rl, nemo-rl-like, openrlhf, openrlhf-like, TRL, verl-like)",
+            "unknown framework 'nowhere' (known: nemo-rl, nemo-rl-like, openrlhf, openrlhf-like, TRL,"
+            " verl-like)",
         ),
         (["--family", "grpo", "--framework", "verl-like"], "family 'grpo' is TRL's, not verl-like's"),
         (["--version", "1.0", "--trl-version", "1.0"], "give one of --version and --trl-version"),
