@@ -59,6 +59,7 @@ class _LazyGroup(click.Group):
     #: command name -> "module:attribute"
     lazy_commands: dict[str, str] = {  # noqa: RUF012 - read-only table
         "check-run": "metrics_registry.runs.cli:check_run_command",
+        "conform": "metrics_registry.conformance.cli:conform_command",
         "diff": "metrics_registry.diff.cli:diff_command",
         "fix-encoding": "metrics_registry.encoding.cli:fix_encoding",
         "i18n": "metrics_registry.i18n.cli:i18n_group",

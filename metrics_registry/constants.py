@@ -308,6 +308,128 @@ __all__ = [
     "PPO_VAL_NUM_EOS_TOKENS",
     "PPO_VAL_RATIO",
     "PPO_VAL_RATIO_VAR",
+    "VERL_ACTOR_ENTROPY",
+    "VERL_ACTOR_ENTROPY_LOSS",
+    "VERL_ACTOR_GRAD_NORM",
+    "VERL_ACTOR_KL_COEF",
+    "VERL_ACTOR_KL_LOSS",
+    "VERL_ACTOR_LOSS",
+    "VERL_ACTOR_LR",
+    "VERL_ACTOR_PG_CLIPFRAC",
+    "VERL_ACTOR_PG_CLIPFRAC_LOWER",
+    "VERL_ACTOR_PG_LOSS",
+    "VERL_ACTOR_PPO_KL",
+    "VERL_ACTOR_REWARD_KL_PENALTY",
+    "VERL_ACTOR_REWARD_KL_PENALTY_COEFF",
+    "VERL_CRITIC_ADVANTAGES_MAX",
+    "VERL_CRITIC_ADVANTAGES_MEAN",
+    "VERL_CRITIC_ADVANTAGES_MIN",
+    "VERL_CRITIC_GRAD_NORM",
+    "VERL_CRITIC_LOSS",
+    "VERL_CRITIC_LR",
+    "VERL_CRITIC_RETURNS_MAX",
+    "VERL_CRITIC_RETURNS_MEAN",
+    "VERL_CRITIC_RETURNS_MIN",
+    "VERL_CRITIC_REWARDS_MAX",
+    "VERL_CRITIC_REWARDS_MEAN",
+    "VERL_CRITIC_REWARDS_MIN",
+    "VERL_CRITIC_SCORE_MAX",
+    "VERL_CRITIC_SCORE_MEAN",
+    "VERL_CRITIC_SCORE_MIN",
+    "VERL_CRITIC_VALUES_MAX",
+    "VERL_CRITIC_VALUES_MEAN",
+    "VERL_CRITIC_VALUES_MIN",
+    "VERL_CRITIC_VF_CLIPFRAC",
+    "VERL_CRITIC_VF_EXPLAINED_VAR",
+    "VERL_CRITIC_VF_LOSS",
+    "VERL_CRITIC_VPRED_MEAN",
+    "VERL_GLOBAL_SEQLEN_BALANCED_MAX",
+    "VERL_GLOBAL_SEQLEN_BALANCED_MIN",
+    "VERL_GLOBAL_SEQLEN_MAX",
+    "VERL_GLOBAL_SEQLEN_MEAN",
+    "VERL_GLOBAL_SEQLEN_MIN",
+    "VERL_GLOBAL_SEQLEN_MINMAX_DIFF",
+    "VERL_NUM_TURNS_MAX",
+    "VERL_NUM_TURNS_MEAN",
+    "VERL_NUM_TURNS_MIN",
+    "VERL_PARTITION_FILTER_GROUPS_DISCARDED_SURPLUS_SAMPLES",
+    "VERL_PARTITION_FILTER_GROUPS_EVICTED_SAMPLES",
+    "VERL_PARTITION_OFF_POLICY_EVICTED_SAMPLES",
+    "VERL_PARTITION_OFF_POLICY_EVICTED_SAMPLES_STALENESS_STAT",
+    "VERL_PARTITION_ROLLOUT_FAILURE_EVICTED_SAMPLES",
+    "VERL_PERF_MFU_ROLE",
+    "VERL_PERF_THROUGHPUT",
+    "VERL_PERF_TIME_PER_STEP",
+    "VERL_PERF_TOTAL_NUM_TOKENS",
+    "VERL_PROMPT_LENGTH_CLIP_RATIO",
+    "VERL_PROMPT_LENGTH_MAX",
+    "VERL_PROMPT_LENGTH_MEAN",
+    "VERL_PROMPT_LENGTH_MIN",
+    "VERL_RESPONSE_ABORTED_RATIO",
+    "VERL_RESPONSE_LENGTH_CLIP_RATIO",
+    "VERL_RESPONSE_LENGTH_MAX",
+    "VERL_RESPONSE_LENGTH_MEAN",
+    "VERL_RESPONSE_LENGTH_MIN",
+    "VERL_RESPONSE_LENGTH_NON_ABORTED_CLIP_RATIO",
+    "VERL_RESPONSE_LENGTH_NON_ABORTED_MAX",
+    "VERL_RESPONSE_LENGTH_NON_ABORTED_MEAN",
+    "VERL_RESPONSE_LENGTH_NON_ABORTED_MIN",
+    "VERL_ROLE_PERF_CPU_MEMORY_USED_GB",
+    "VERL_ROLE_PERF_MAX_MEMORY_ALLOCATED_GB",
+    "VERL_ROLE_PERF_MAX_MEMORY_RESERVED_GB",
+    "VERL_ROLLOUT_CORR_CHI2_SEQ",
+    "VERL_ROLLOUT_CORR_CHI2_TOKEN",
+    "VERL_ROLLOUT_CORR_K3_KL",
+    "VERL_ROLLOUT_CORR_KL",
+    "VERL_ROLLOUT_CORR_LOG_PPL_ABS_DIFF",
+    "VERL_ROLLOUT_CORR_LOG_PPL_DIFF",
+    "VERL_ROLLOUT_CORR_LOG_PPL_DIFF_MAX",
+    "VERL_ROLLOUT_CORR_LOG_PPL_DIFF_MIN",
+    "VERL_ROLLOUT_CORR_PPL_RATIO",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_BATCH_NORM_FACTOR",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_EFF_SAMPLE_SIZE",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_MAX",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_MEAN",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_MIN",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_OOB_RATIO",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_RATIO_FRACTION_HIGH",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_RATIO_FRACTION_LOW",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_FRACTION_HIGH",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_FRACTION_LOW",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_MAX",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_MAX_DEVIATION",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_MEAN",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_MIN",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_STD",
+    "VERL_ROLLOUT_CORR_ROLLOUT_IS_STD",
+    "VERL_ROLLOUT_CORR_ROLLOUT_LOG_PPL",
+    "VERL_ROLLOUT_CORR_ROLLOUT_PPL",
+    "VERL_ROLLOUT_CORR_ROLLOUT_RS_MASKED_FRACTION",
+    "VERL_ROLLOUT_CORR_ROLLOUT_RS_SEQ_MASKED_FRACTION",
+    "VERL_ROLLOUT_CORR_TRAINING_LOG_PPL",
+    "VERL_ROLLOUT_CORR_TRAINING_PPL",
+    "VERL_ROLLOUT_SPEC_ACCEPT_LENGTH",
+    "VERL_ROLLOUT_SPEC_ACCEPT_RATE",
+    "VERL_TIMING_PER_TOKEN_MS_STAGE",
+    "VERL_TIMING_S_AGENT_LOOP_PHASE_STAT",
+    "VERL_TIMING_S_GEN",
+    "VERL_TIMING_S_STAGE",
+    "VERL_TIMING_S_STEP",
+    "VERL_TRAINING_EPOCH",
+    "VERL_TRAINING_GLOBAL_STEP",
+    "VERL_TRAINING_OFF_POLICY_TRAJECTORY_SPANS_STAT",
+    "VERL_TRAINING_OFF_POLICY_TRAJECTORY_STALENESS_STAT",
+    "VERL_TRAINING_OFF_POLICY_TRAJECTORY_STALENESS_WORST_STAT",
+    "VERL_TRAINING_ROLLOUT_ACTOR_PROBS_PEARSON_CORR",
+    "VERL_TRAINING_ROLLOUT_PROBS_DIFF_MAX",
+    "VERL_TRAINING_ROLLOUT_PROBS_DIFF_MEAN",
+    "VERL_TRAINING_ROLLOUT_PROBS_DIFF_STD",
+    "VERL_TRAINING_ROLLOUT_PROBS_DIFF_VALID",
+    "VERL_VAL_AUX_DATA_SOURCE_VARIABLE_STAT_AT_N",
+    "VERL_VAL_AUX_DATA_SOURCE_VARIABLE_VOTE_AT_N_PART",
+    "VERL_VAL_AUX_NUM_TURNS_STAT",
+    "VERL_VAL_CORE_DATA_SOURCE_VARIABLE_STAT_AT_N",
+    "VERL_VAL_CORE_DATA_SOURCE_VARIABLE_VOTE_AT_N_PART",
 ]
 
 
@@ -1475,3 +1597,474 @@ PPO_EPOCH: Final = "epoch"
 #: Table of completions generated for evaluation prompts with their reward-model scores, logged a few
 #: times during training.
 PPO_COMPLETIONS: Final = "completions"
+
+
+# verl: RayPPOTrainer / PPOTrainer (verl), verl 0.1.0 and later
+
+#: The PPO-clip (dual-clip) policy loss of each mini-batch, aggregated with loss_agg_mode and averaged
+#: over the mini-batches and epochs of the step.
+VERL_ACTOR_PG_LOSS: Final = "actor/pg_loss"
+
+#: Fraction of response tokens on which the clipped PPO term is the binding one, on either side of the
+#: trust region, as a mean of micro-batch means.
+VERL_ACTOR_PG_CLIPFRAC: Final = "actor/pg_clipfrac"
+
+#: Fraction of response tokens with a negative advantage whose ratio exceeds clip_ratio_c, so that the
+#: dual clip caps their loss.
+VERL_ACTOR_PG_CLIPFRAC_LOWER: Final = "actor/pg_clipfrac_lower"
+
+#: Mean over response tokens of log pi_old minus log pi_theta, the k1 estimate of KL(pi_old || pi_theta),
+#: as a mean of micro-batch means.
+VERL_ACTOR_PPO_KL: Final = "actor/ppo_kl"
+
+#: Entropy of pi_old on the step's response tokens, from the log-probability recompute pass before the
+#: update, aggregated once over the whole batch with loss_agg_mode.
+VERL_ACTOR_ENTROPY: Final = "actor/entropy"
+
+#: Entropy of the current policy pi_theta in the update forward pass, aggregated like the policy loss
+#: (exact mini-batch value, then a mean over mini-batches).
+VERL_ACTOR_ENTROPY_LOSS: Final = "actor/entropy_loss"
+
+#: The kl_loss_type estimate of KL(pi_theta || pi_ref) on the update's response tokens, aggregated like
+#: the policy loss; logged only with use_kl_loss.
+VERL_ACTOR_KL_LOSS: Final = "actor/kl_loss"
+
+#: The configured actor.kl_loss_coef, logged with actor/kl_loss.
+VERL_ACTOR_KL_COEF: Final = "actor/kl_coef"
+
+#: The loss the actor minimises, pg_loss minus entropy_coeff times entropy_loss plus kl_loss_coef times
+#: kl_loss, per mini-batch and averaged over the step.
+VERL_ACTOR_LOSS: Final = "actor/loss"
+
+#: Global norm of the actor's gradient at each optimizer step, before clipping, averaged over the mini-
+#: batches and epochs of the step.
+VERL_ACTOR_GRAD_NORM: Final = "actor/grad_norm"
+
+#: The actor optimizer's learning rate read after the scheduler step of this training step, i.e. the rate
+#: the next step will use.
+VERL_ACTOR_LR: Final = "actor/lr"
+
+#: Mean over sequences of the per-sequence token mean of the in-reward KL estimate between pi_old and the
+#: reference model, logged with use_kl_in_reward.
+VERL_ACTOR_REWARD_KL_PENALTY: Final = "actor/reward_kl_penalty"
+
+#: The coefficient beta that multiplied the in-reward KL this step, read before the adaptive controller's
+#: update.
+VERL_ACTOR_REWARD_KL_PENALTY_COEFF: Final = "actor/reward_kl_penalty_coeff"
+
+#: Half the clipped squared error of the critic against the returns, aggregated with loss_agg_mode over
+#: each mini-batch and averaged over the mini-batches and epochs of the step.
+VERL_CRITIC_VF_LOSS: Final = "critic/vf_loss"
+
+#: Fraction of response tokens where the clipped value loss exceeds the unclipped one, averaged over every
+#: micro-batch of every rank, mini-batch and epoch.
+VERL_CRITIC_VF_CLIPFRAC: Final = "critic/vf_clipfrac"
+
+#: Mean over response tokens of the critic's outputs in the update forward pass, averaged over every
+#: micro-batch of every rank, mini-batch and epoch.
+VERL_CRITIC_VPRED_MEAN: Final = "critic/vpred_mean"
+
+#: Global norm of the critic's gradient at each optimizer step, before clipping, averaged over the mini-
+#: batches and epochs of the step.
+VERL_CRITIC_GRAD_NORM: Final = "critic/grad_norm"
+
+#: The critic optimizer's learning rate, read after this step's scheduler step on the engine workers.
+VERL_CRITIC_LR: Final = "critic/lr"
+
+#: Mean over the non-aborted responses of the batch of the reward function's (or reward model's) score,
+#: summed over each response's tokens, before any KL penalty.
+VERL_CRITIC_SCORE_MEAN: Final = "critic/score/mean"
+
+#: Highest summed score of a non-aborted response of the batch.
+VERL_CRITIC_SCORE_MAX: Final = "critic/score/max"
+
+#: Lowest summed score of a non-aborted response of the batch.
+VERL_CRITIC_SCORE_MIN: Final = "critic/score/min"
+
+#: Mean over the non-aborted responses of the summed token-level rewards, which are the scores minus beta
+#: times the KL when use_kl_in_reward is on and equal to the scores otherwise.
+VERL_CRITIC_REWARDS_MEAN: Final = "critic/rewards/mean"
+
+#: Highest summed token-level reward of a non-aborted response of the batch.
+VERL_CRITIC_REWARDS_MAX: Final = "critic/rewards/max"
+
+#: Lowest summed token-level reward of a non-aborted response of the batch.
+VERL_CRITIC_REWARDS_MIN: Final = "critic/rewards/min"
+
+#: Mean of the advantages over every valid response token of the batch, so long responses weigh more; not
+#: 0 for GRPO whenever length correlates with the advantage.
+VERL_CRITIC_ADVANTAGES_MEAN: Final = "critic/advantages/mean"
+
+#: Highest advantage over the valid response tokens of the batch.
+VERL_CRITIC_ADVANTAGES_MAX: Final = "critic/advantages/max"
+
+#: Lowest advantage over the valid response tokens of the batch.
+VERL_CRITIC_ADVANTAGES_MIN: Final = "critic/advantages/min"
+
+#: Mean of the returns over every valid response token of the batch; identical to the advantage mean for
+#: GRPO-style estimators.
+VERL_CRITIC_RETURNS_MEAN: Final = "critic/returns/mean"
+
+#: Highest return over the valid response tokens of the batch.
+VERL_CRITIC_RETURNS_MAX: Final = "critic/returns/max"
+
+#: Lowest return over the valid response tokens of the batch.
+VERL_CRITIC_RETURNS_MIN: Final = "critic/returns/min"
+
+#: Mean over every valid response token of the batch of the critic's values computed before this step's
+#: update.
+VERL_CRITIC_VALUES_MEAN: Final = "critic/values/mean"
+
+#: Highest pre-update critic value over the valid response tokens of the batch.
+VERL_CRITIC_VALUES_MAX: Final = "critic/values/max"
+
+#: Lowest pre-update critic value over the valid response tokens of the batch.
+VERL_CRITIC_VALUES_MIN: Final = "critic/values/min"
+
+#: One minus the variance of returns minus pre-update values over the variance of the returns, over the
+#: valid response tokens of the batch.
+VERL_CRITIC_VF_EXPLAINED_VAR: Final = "critic/vf_explained_var"
+
+#: Mean number of response tokens per sample of the train batch, aborted samples (length 0) included.
+VERL_RESPONSE_LENGTH_MEAN: Final = "response_length/mean"
+
+#: Number of tokens of the longest response of the train batch.
+VERL_RESPONSE_LENGTH_MAX: Final = "response_length/max"
+
+#: Number of tokens of the shortest response of the train batch, 0 when a sample was aborted.
+VERL_RESPONSE_LENGTH_MIN: Final = "response_length/min"
+
+#: Fraction of samples whose response length equals the width of the padded response tensor, meant as the
+#: truncation rate but measured against the longest response of the batch in the V1 trainer.
+VERL_RESPONSE_LENGTH_CLIP_RATIO: Final = "response_length/clip_ratio"
+
+#: Mean number of response tokens over the samples whose response is not empty.
+VERL_RESPONSE_LENGTH_NON_ABORTED_MEAN: Final = "response_length_non_aborted/mean"
+
+#: Number of tokens of the longest non-empty response of the train batch.
+VERL_RESPONSE_LENGTH_NON_ABORTED_MAX: Final = "response_length_non_aborted/max"
+
+#: Number of tokens of the shortest non-empty response of the train batch.
+VERL_RESPONSE_LENGTH_NON_ABORTED_MIN: Final = "response_length_non_aborted/min"
+
+#: Fraction of non-aborted samples whose response length equals the width of the padded response tensor.
+VERL_RESPONSE_LENGTH_NON_ABORTED_CLIP_RATIO: Final = "response_length_non_aborted/clip_ratio"
+
+#: Fraction of the samples of the train batch whose response has length 0 (generation aborted).
+VERL_RESPONSE_ABORTED_RATIO: Final = "response/aborted_ratio"
+
+#: Mean number of prompt tokens per sample of the train batch.
+VERL_PROMPT_LENGTH_MEAN: Final = "prompt_length/mean"
+
+#: Number of tokens of the longest prompt of the train batch.
+VERL_PROMPT_LENGTH_MAX: Final = "prompt_length/max"
+
+#: Number of tokens of the shortest prompt of the train batch.
+VERL_PROMPT_LENGTH_MIN: Final = "prompt_length/min"
+
+#: Fraction of samples whose prompt length equals the width of the padded prompt tensor.
+VERL_PROMPT_LENGTH_CLIP_RATIO: Final = "prompt_length/clip_ratio"
+
+#: The loss the critic minimises (the value loss), summed over micro-batches, averaged over ranks and then
+#: over the mini-batches and epochs of the step.
+VERL_CRITIC_LOSS: Final = "critic/loss"
+
+#: The 1-based number of the training step being logged, also used as the tracker's step axis.
+VERL_TRAINING_GLOBAL_STEP: Final = "training/global_step"
+
+#: The 0-based number of the pass over the training prompts that the step belongs to.
+VERL_TRAINING_EPOCH: Final = "training/epoch"
+
+#: Mean over the samples of the batch of the number of chat messages of each rollout (user and assistant
+#: turns plus one), logged for agent-loop rollouts.
+VERL_NUM_TURNS_MEAN: Final = "num_turns/mean"
+
+#: Largest number of chat messages of a sample of the batch.
+VERL_NUM_TURNS_MAX: Final = "num_turns/max"
+
+#: Smallest number of chat messages of a sample of the batch.
+VERL_NUM_TURNS_MIN: Final = "num_turns/min"
+
+#: Smallest per-rank total of prompt and response tokens when the batch is cut into equal contiguous
+#: chunks in its original order, before sequence-length balancing.
+VERL_GLOBAL_SEQLEN_MIN: Final = "global_seqlen/min"
+
+#: Largest per-rank total of prompt and response tokens for equal contiguous chunks of the batch, before
+#: balancing.
+VERL_GLOBAL_SEQLEN_MAX: Final = "global_seqlen/max"
+
+#: Difference between the largest and the smallest per-rank token total before balancing.
+VERL_GLOBAL_SEQLEN_MINMAX_DIFF: Final = "global_seqlen/minmax_diff"
+
+#: Smallest per-rank total of prompt and response tokens after the sequence-length balancer assigned
+#: samples to ranks.
+VERL_GLOBAL_SEQLEN_BALANCED_MIN: Final = "global_seqlen/balanced_min"
+
+#: Largest per-rank total of prompt and response tokens after balancing.
+VERL_GLOBAL_SEQLEN_BALANCED_MAX: Final = "global_seqlen/balanced_max"
+
+#: Total prompt and response tokens of the batch divided by the number of data-parallel ranks.
+VERL_GLOBAL_SEQLEN_MEAN: Final = "global_seqlen/mean"
+
+#: Wall-clock seconds of the whole training step, from waiting for rollouts to the weight update,
+#: validation excluded.
+VERL_TIMING_S_STEP: Final = "timing_s/step"
+
+#: Wall-clock seconds the step spent obtaining its batch of rollouts; in the V1 trainer the time blocked
+#: waiting for the replay buffer, not the generation time itself.
+VERL_TIMING_S_GEN: Final = "timing_s/gen"
+
+#: Wall-clock seconds spent in one phase of the training step, summed over the phase's timed sections
+#: within the step.
+#: Templated: fill the placeholders with str.format().
+VERL_TIMING_S_STAGE: Final = "timing_s/{stage}"
+
+#: Statistics over the rollout requests of the step of the agent loop's per-request timings, and the
+#: timings of the slowest request.
+#: Templated: fill the placeholders with str.format().
+VERL_TIMING_S_AGENT_LOOP_PHASE_STAT: Final = "timing_s/agent_loop/{phase}/{stat}"
+
+#: A phase's seconds times 1000 divided by its tokens, response tokens for gen and prompt plus response
+#: tokens for ref, values, adv, update_critic and update_actor.
+#: Templated: fill the placeholders with str.format().
+VERL_TIMING_PER_TOKEN_MS_STAGE: Final = "timing_per_token_ms/{stage}"
+
+#: Total prompt and response tokens of the samples of the step's batch.
+VERL_PERF_TOTAL_NUM_TOKENS: Final = "perf/total_num_tokens"
+
+#: The step's wall-clock seconds, the same value as timing_s/step.
+VERL_PERF_TIME_PER_STEP: Final = "perf/time_per_step"
+
+#: Prompt and response tokens of the step divided by the step's seconds and by the number of GPUs of the
+#: trainer.
+VERL_PERF_THROUGHPUT: Final = "perf/throughput"
+
+#: Estimated model FLOPs of each update mini-batch divided by its time, the GPUs' promised peak FLOPs and
+#: the world size, averaged over mini-batches.
+#: Templated: fill the placeholders with str.format().
+VERL_PERF_MFU_ROLE: Final = "perf/mfu/{role}"
+
+#: Peak memory allocated by torch on the reporting rank of the actor or critic worker, in GiB, the maximum
+#: over the update's mini-batches.
+#: Templated: fill the placeholders with str.format().
+VERL_ROLE_PERF_MAX_MEMORY_ALLOCATED_GB: Final = "{role}/perf/max_memory_allocated_gb"
+
+#: Peak memory reserved by torch's caching allocator on the reporting rank of the actor or critic worker,
+#: in GiB, the maximum over the update's mini-batches.
+#: Templated: fill the placeholders with str.format().
+VERL_ROLE_PERF_MAX_MEMORY_RESERVED_GB: Final = "{role}/perf/max_memory_reserved_gb"
+
+#: Host memory in use on the node of the reporting actor or critic rank, in GiB, averaged over the
+#: update's mini-batches.
+#: Templated: fill the placeholders with str.format().
+VERL_ROLE_PERF_CPU_MEMORY_USED_GB: Final = "{role}/perf/cpu_memory_used_gb"
+
+#: For one data source, the mean@N of the core variable (acc if the reward function returns it, else
+#: reward), the mean of each prompt's N validation responses averaged over prompts.
+#: Templated: fill the placeholders with str.format().
+VERL_VAL_CORE_DATA_SOURCE_VARIABLE_STAT_AT_N: Final = "val-core/{data_source}/{variable}/{stat_at_n}"
+
+#: Bootstrap estimate, over resamples of N responses per prompt, of the best (best@N) or majority-vote
+#: (maj@N) value of the core variable, averaged over prompts; part is mean or std.
+#: Templated: fill the placeholders with str.format().
+VERL_VAL_CORE_DATA_SOURCE_VARIABLE_VOTE_AT_N_PART: Final = (
+    "val-core/{data_source}/{variable}/{vote_at_n}/{part}"
+)
+
+#: The validation statistics that are not core, with one part after the variable, such as std@N or the
+#: mean@N of a non-core variable, averaged over prompts.
+#: Templated: fill the placeholders with str.format().
+VERL_VAL_AUX_DATA_SOURCE_VARIABLE_STAT_AT_N: Final = "val-aux/{data_source}/{variable}/{stat_at_n}"
+
+#: Bootstrap best@n, worst@n and maj@n statistics for n = 2, 4, 8 and so on below N, worst@N, and those of
+#: non-core variables, averaged over prompts.
+#: Templated: fill the placeholders with str.format().
+VERL_VAL_AUX_DATA_SOURCE_VARIABLE_VOTE_AT_N_PART: Final = (
+    "val-aux/{data_source}/{variable}/{vote_at_n}/{part}"
+)
+
+#: Minimum, maximum or mean over the validation samples of the number of chat messages of each multi-turn
+#: rollout.
+#: Templated: fill the placeholders with str.format().
+VERL_VAL_AUX_NUM_TURNS_STAT: Final = "val-aux/num_turns/{stat}"
+
+#: Mean over valid response tokens of log pi_rollout minus log pi_old, the k1 estimate of KL(pi_rollout ||
+#: pi_old) between the inference engine and the trainer's recompute.
+VERL_ROLLOUT_CORR_KL: Final = "rollout_corr/kl"
+
+#: Mean over valid response tokens of rho minus log rho minus 1 with rho = pi_old / pi_rollout, the non-
+#: negative k3 estimate of KL(pi_rollout || pi_old).
+VERL_ROLLOUT_CORR_K3_KL: Final = "rollout_corr/k3_kl"
+
+#: Mean over sequences of each response's perplexity, exp of minus its token-mean log-probability, under
+#: the trainer.
+VERL_ROLLOUT_CORR_TRAINING_PPL: Final = "rollout_corr/training_ppl"
+
+#: Mean over sequences of each response's perplexity, exp of minus its token-mean log-probability, under
+#: the rollout engine.
+VERL_ROLLOUT_CORR_ROLLOUT_PPL: Final = "rollout_corr/rollout_ppl"
+
+#: Mean over sequences of minus each response's token-mean log-probability under the trainer.
+VERL_ROLLOUT_CORR_TRAINING_LOG_PPL: Final = "rollout_corr/training_log_ppl"
+
+#: Mean over sequences of minus each response's token-mean log-probability under the rollout engine.
+VERL_ROLLOUT_CORR_ROLLOUT_LOG_PPL: Final = "rollout_corr/rollout_log_ppl"
+
+#: Mean over sequences of the token-mean log-probability under the rollout engine minus that under the
+#: trainer, i.e. training log-PPL minus rollout log-PPL.
+VERL_ROLLOUT_CORR_LOG_PPL_DIFF: Final = "rollout_corr/log_ppl_diff"
+
+#: Mean over sequences of the absolute per-sequence log-perplexity difference between trainer and rollout
+#: engine.
+VERL_ROLLOUT_CORR_LOG_PPL_ABS_DIFF: Final = "rollout_corr/log_ppl_abs_diff"
+
+#: Largest per-sequence log-perplexity difference (trainer minus rollout engine) of the batch.
+VERL_ROLLOUT_CORR_LOG_PPL_DIFF_MAX: Final = "rollout_corr/log_ppl_diff_max"
+
+#: Smallest per-sequence log-perplexity difference (trainer minus rollout engine) of the batch.
+VERL_ROLLOUT_CORR_LOG_PPL_DIFF_MIN: Final = "rollout_corr/log_ppl_diff_min"
+
+#: Arithmetic mean over sequences of each response's training perplexity divided by its rollout
+#: perplexity.
+VERL_ROLLOUT_CORR_PPL_RATIO: Final = "rollout_corr/ppl_ratio"
+
+#: Mean over valid tokens of the squared importance ratio pi_old / pi_rollout, minus 1, which is the chi-
+#: squared divergence of the trainer from the rollout engine, per token.
+VERL_ROLLOUT_CORR_CHI2_TOKEN: Final = "rollout_corr/chi2_token"
+
+#: Mean over all rows of the batch of the squared sequence importance ratio, minus 1.
+VERL_ROLLOUT_CORR_CHI2_SEQ: Final = "rollout_corr/chi2_seq"
+
+#: Mean over valid tokens of the truncated (or IcePop-filtered) importance weights pi_old / pi_rollout
+#: applied to the loss.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_MEAN: Final = "rollout_corr/rollout_is_mean"
+
+#: Largest importance weight of the batch, after truncation in token mode, the untruncated exp of the
+#: largest sequence log-ratio in sequence mode.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_MAX: Final = "rollout_corr/rollout_is_max"
+
+#: Smallest importance weight of the batch (processed in token mode, untruncated sequence weight in
+#: sequence mode).
+VERL_ROLLOUT_CORR_ROLLOUT_IS_MIN: Final = "rollout_corr/rollout_is_min"
+
+#: Standard deviation over valid tokens of the importance weights clamped to [0, threshold].
+VERL_ROLLOUT_CORR_ROLLOUT_IS_STD: Final = "rollout_corr/rollout_is_std"
+
+#: One over the mean squared normalised importance weight, an effective sample size as a fraction in (0,
+#: 1], 1 when all weights are equal.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_EFF_SAMPLE_SIZE: Final = "rollout_corr/rollout_is_eff_sample_size"
+
+#: Fraction of valid tokens (token mode) or of sequences (sequence mode) whose raw weight exceeds the
+#: upper threshold.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_RATIO_FRACTION_HIGH: Final = "rollout_corr/rollout_is_ratio_fraction_high"
+
+#: Fraction of valid tokens (token mode) or of sequences (sequence mode) whose raw weight is below the
+#: lower threshold, 1/upper unless IcePop sets one.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_RATIO_FRACTION_LOW: Final = "rollout_corr/rollout_is_ratio_fraction_low"
+
+#: Mean over sequences of each sequence's token-mean processed importance weight.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_MEAN: Final = "rollout_corr/rollout_is_seq_mean"
+
+#: Standard deviation over sequences of the per-sequence mean weights.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_STD: Final = "rollout_corr/rollout_is_seq_std"
+
+#: Largest per-sequence mean of the processed importance weights.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_MAX: Final = "rollout_corr/rollout_is_seq_max"
+
+#: Smallest per-sequence mean of the processed importance weights.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_MIN: Final = "rollout_corr/rollout_is_seq_min"
+
+#: Largest absolute difference from 1 of the per-sequence mean weights.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_MAX_DEVIATION: Final = "rollout_corr/rollout_is_seq_max_deviation"
+
+#: Fraction of sequences whose raw (untruncated) per-sequence mean weight exceeds the upper threshold.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_FRACTION_HIGH: Final = "rollout_corr/rollout_is_seq_fraction_high"
+
+#: Fraction of sequences whose raw per-sequence mean weight is below the lower threshold.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_SEQ_FRACTION_LOW: Final = "rollout_corr/rollout_is_seq_fraction_low"
+
+#: Fraction of valid tokens whose raw weight lies outside [lower, upper], logged only with an IcePop
+#: threshold.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_OOB_RATIO: Final = "rollout_corr/rollout_is_oob_ratio"
+
+#: The mean processed weight that the weights are divided by when rollout_is_batch_normalize is on.
+VERL_ROLLOUT_CORR_ROLLOUT_IS_BATCH_NORM_FACTOR: Final = "rollout_corr/rollout_is_batch_norm_factor"
+
+#: Largest absolute difference, over valid response tokens, between the probability the trainer and the
+#: rollout engine give the sampled token.
+VERL_TRAINING_ROLLOUT_PROBS_DIFF_MAX: Final = "training/rollout_probs_diff_max"
+
+#: Mean absolute difference, over valid response tokens, between the probabilities the trainer and the
+#: rollout engine give the sampled tokens.
+VERL_TRAINING_ROLLOUT_PROBS_DIFF_MEAN: Final = "training/rollout_probs_diff_mean"
+
+#: Standard deviation over valid response tokens of the absolute probability differences between trainer
+#: and rollout engine.
+VERL_TRAINING_ROLLOUT_PROBS_DIFF_STD: Final = "training/rollout_probs_diff_std"
+
+#: Pearson correlation over valid response tokens between the probabilities the trainer and the rollout
+#: engine give the sampled tokens.
+VERL_TRAINING_ROLLOUT_ACTOR_PROBS_PEARSON_CORR: Final = "training/rollout_actor_probs_pearson_corr"
+
+#: 1 when the probability-gap statistics were computed, 0 when the response mask was empty.
+VERL_TRAINING_ROLLOUT_PROBS_DIFF_VALID: Final = "training/rollout_probs_diff_valid"
+
+#: Minimum, maximum or mean over the trajectories of the batch of how many model versions the newest
+#: weights used to generate a trajectory lag behind the weights being trained.
+#: Templated: fill the placeholders with str.format().
+VERL_TRAINING_OFF_POLICY_TRAJECTORY_STALENESS_STAT: Final = "training/off_policy/trajectory_staleness/{stat}"
+
+#: Minimum, maximum or mean over the trajectories of the batch of how many model versions the oldest
+#: weights used to generate a trajectory lag behind the weights being trained.
+#: Templated: fill the placeholders with str.format().
+VERL_TRAINING_OFF_POLICY_TRAJECTORY_STALENESS_WORST_STAT: Final = (
+    "training/off_policy/trajectory_staleness_worst/{stat}"
+)
+
+#: Minimum, maximum or mean over the trajectories of the batch of the number of model weight versions used
+#: while generating one trajectory.
+#: Templated: fill the placeholders with str.format().
+VERL_TRAINING_OFF_POLICY_TRAJECTORY_SPANS_STAT: Final = "training/off_policy/trajectory_spans/{stat}"
+
+#: Number of prompt groups the V1 replay buffer dropped this step because they were older than the allowed
+#: off-policy lag.
+#: Templated: fill the placeholders with str.format().
+VERL_PARTITION_OFF_POLICY_EVICTED_SAMPLES: Final = "{partition}/off_policy/evicted_samples"
+
+#: Minimum, maximum or mean over the evicted prompt groups of their age in model versions when the replay
+#: buffer dropped them.
+#: Templated: fill the placeholders with str.format().
+VERL_PARTITION_OFF_POLICY_EVICTED_SAMPLES_STALENESS_STAT: Final = (
+    "{partition}/off_policy/evicted_samples_staleness/{stat}"
+)
+
+#: Number of prompt groups the DAPO-style group filter dropped this step because their responses gave no
+#: learning signal.
+#: Templated: fill the placeholders with str.format().
+VERL_PARTITION_FILTER_GROUPS_EVICTED_SAMPLES: Final = "{partition}/filter_groups/evicted_samples"
+
+#: Number of prompt groups that passed the group filter but were discarded because the batch was already
+#: full.
+#: Templated: fill the placeholders with str.format().
+VERL_PARTITION_FILTER_GROUPS_DISCARDED_SURPLUS_SAMPLES: Final = (
+    "{partition}/filter_groups/discarded_surplus_samples"
+)
+
+#: Number of prompt groups the V1 replay buffer dropped this step because their rollout failed.
+#: Templated: fill the placeholders with str.format().
+VERL_PARTITION_ROLLOUT_FAILURE_EVICTED_SAMPLES: Final = "{partition}/rollout_failure/evicted_samples"
+
+#: Mean over generation requests of accepted draft tokens divided by proposed draft tokens, with MTP
+#: speculative decoding in the rollout engine.
+VERL_ROLLOUT_SPEC_ACCEPT_RATE: Final = "rollout/spec_accept_rate"
+
+#: Mean over generation requests of one plus the accepted draft tokens per verification step.
+VERL_ROLLOUT_SPEC_ACCEPT_LENGTH: Final = "rollout/spec_accept_length"
+
+#: Fraction of the valid response tokens that rollout rejection sampling removed from the loss, all
+#: rollout_rs options together.
+VERL_ROLLOUT_CORR_ROLLOUT_RS_MASKED_FRACTION: Final = "rollout_corr/rollout_rs_masked_fraction"
+
+#: Fraction of the rows of the batch with at least one valid response token removed by rollout rejection
+#: sampling.
+VERL_ROLLOUT_CORR_ROLLOUT_RS_SEQ_MASKED_FRACTION: Final = "rollout_corr/rollout_rs_seq_masked_fraction"

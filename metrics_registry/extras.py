@@ -35,9 +35,10 @@ EXTRA_OF: dict[str, str] = {
 }
 
 
-#: Imported only by integrations with a library the user's own training already runs
-#: (metrics_registry.integrations.transformers): no extra of ours installs it.
-USERS_OWN = frozenset({"transformers", "wandb", "trl"})
+#: Imported only by integrations with a library the user's own training (or test run) already
+#: has (metrics_registry.integrations.transformers, the conformance kit's TRL adapter and its
+#: pytest plugin, loaded by pytest itself): no extra of ours installs it.
+USERS_OWN = frozenset({"transformers", "wandb", "trl", "pytest"})
 
 
 def missing_extra_message(error: ModuleNotFoundError) -> str | None:

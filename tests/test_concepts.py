@@ -17,6 +17,7 @@ WITHOUT_CONCEPT = {
     "multiturn-grpo:eval_logs/step",
     "multiturn-grpo:eval_logs/total_samples",
     "multiturn-grpo:console/group_summary/total_groups",
+    "verl:{partition}/rollout_failure/evicted_samples",
 }
 
 

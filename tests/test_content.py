@@ -116,7 +116,7 @@ def test_shipped_registry_is_valid(registry: Registry) -> None:
 def test_at_least_100_metrics_in_four_families(registry: Registry) -> None:
     assert len(registry) >= 100
     # the TRL families and the extension; other frameworks' families (issue 15) come on top
-    assert set(registry.families) >= {"ppo", "grpo", "legacy-ppo", "multiturn-grpo"}
+    assert set(registry.families) >= {"ppo", "grpo", "legacy-ppo", "multiturn-grpo", "openrlhf", "verl"}
 
 
 @pytest.mark.parametrize("family", sorted(SEED_KEYS))
