@@ -106,6 +106,150 @@ __all__ = [
     "LEGACY_PPO_TOKENS_RESPONSES_DIST",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_MEAN",
     "LEGACY_PPO_TOKENS_RESPONSES_LEN_STD",
+    "NEMO_RL_CRITIC_EXPLAINED_VAR",
+    "NEMO_RL_CRITIC_GLOBAL_VALID_SEQS",
+    "NEMO_RL_CRITIC_GLOBAL_VALID_TOKS",
+    "NEMO_RL_CRITIC_GRAD_NORM",
+    "NEMO_RL_CRITIC_LOSS",
+    "NEMO_RL_CRITIC_LR",
+    "NEMO_RL_CRITIC_NUM_VALID_SAMPLES",
+    "NEMO_RL_CRITIC_RESIDUAL_SQ_MEAN",
+    "NEMO_RL_CRITIC_RETURNS_MEAN",
+    "NEMO_RL_CRITIC_RETURNS_SQ_MEAN",
+    "NEMO_RL_CRITIC_VALUES_MAX",
+    "NEMO_RL_CRITIC_VALUES_MEAN",
+    "NEMO_RL_CRITIC_VALUES_MIN",
+    "NEMO_RL_CRITIC_VF_CLIPFRAC",
+    "NEMO_RL_CRITIC_WD",
+    "NEMO_RL_EFFICIENCY_NAME",
+    "NEMO_RL_PERFORMANCE_AVERAGE_TOKEN_IMBALANCE",
+    "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC",
+    "NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_POLICY_AND_REFERENCE_LOGPROBS_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_POLICY_TRAINING_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_SAMPLES_PER_SEC",
+    "NEMO_RL_PERFORMANCE_SAMPLES_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TOKENS_PER_SEC",
+    "NEMO_RL_PERFORMANCE_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC",
+    "NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TRAINING_WORKER_IDLE_TIME_RATIO",
+    "NEMO_RL_PERFORMANCE_TRAIN_FLOPS_PER_GPU",
+    "NEMO_RL_PERFORMANCE_TRAIN_FP_UTILIZATION",
+    "NEMO_RL_TIMING_SETUP_NAME",
+    "NEMO_RL_TIMING_TRAIN_ADVANTAGE_CALCULATION",
+    "NEMO_RL_TIMING_TRAIN_CHECKPOINTING",
+    "NEMO_RL_TIMING_TRAIN_DATA_PROCESSING",
+    "NEMO_RL_TIMING_TRAIN_DYNAMIC_SAMPLING",
+    "NEMO_RL_TIMING_TRAIN_EXPOSED_GENERATION",
+    "NEMO_RL_TIMING_TRAIN_GENERATION",
+    "NEMO_RL_TIMING_TRAIN_GET_LOGPROBS_PHASE",
+    "NEMO_RL_TIMING_TRAIN_GET_REFERENCE_POLICY_LOGPROBS_PHASE",
+    "NEMO_RL_TIMING_TRAIN_IDLE_BUFFER_STARVATION",
+    "NEMO_RL_TIMING_TRAIN_IDLE_REFIT_BUBBLE",
+    "NEMO_RL_TIMING_TRAIN_IDLE_VALIDATION",
+    "NEMO_RL_TIMING_TRAIN_INIT_TOTAL",
+    "NEMO_RL_TIMING_TRAIN_LOGPROB_INFERENCE_PREP",
+    "NEMO_RL_TIMING_TRAIN_MASK_SAMPLE_FILTER",
+    "NEMO_RL_TIMING_TRAIN_OFFLOAD_BEFORE_REFIT",
+    "NEMO_RL_TIMING_TRAIN_OVERLONG_FILTER",
+    "NEMO_RL_TIMING_TRAIN_POLICY_AND_REFERENCE_LOGPROBS",
+    "NEMO_RL_TIMING_TRAIN_POLICY_TRAINING",
+    "NEMO_RL_TIMING_TRAIN_POLICY_TRAINING_PHASE",
+    "NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TOTAL",
+    "NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TRANSFER_AND_UPDATE_WEIGHTS",
+    "NEMO_RL_TIMING_TRAIN_RECOMPUTE_KV_SCALES",
+    "NEMO_RL_TIMING_TRAIN_REWARD_CALCULATION",
+    "NEMO_RL_TIMING_TRAIN_TOTAL_STEP_TIME",
+    "NEMO_RL_TIMING_TRAIN_TRAINING_PREP",
+    "NEMO_RL_TIMING_TRAIN_VALID_TOKENS_PER_SEC_PER_GPU",
+    "NEMO_RL_TIMING_TRAIN_VALUE_INFERENCE",
+    "NEMO_RL_TIMING_TRAIN_VALUE_TRAINING",
+    "NEMO_RL_TIMING_TRAIN_WEIGHT_SYNC",
+    "NEMO_RL_TIMING_VALIDATION_TOTAL_VALIDATION_TIME",
+    "NEMO_RL_TRAIN_ADVANTAGES_HISTOGRAM",
+    "NEMO_RL_TRAIN_ADVANTAGES_MAX",
+    "NEMO_RL_TRAIN_ADVANTAGES_MEAN",
+    "NEMO_RL_TRAIN_ADVANTAGES_MIN",
+    "NEMO_RL_TRAIN_ADVANTAGES_SUM",
+    "NEMO_RL_TRAIN_APPROX_ENTROPY",
+    "NEMO_RL_TRAIN_AVG_TRAJECTORY_AGE",
+    "NEMO_RL_TRAIN_AVG_TURNS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_BASELINE_REWARD_HISTOGRAM",
+    "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_0",
+    "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_1",
+    "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_MIXED",
+    "NEMO_RL_TRAIN_BUFFER_SIZE",
+    "NEMO_RL_TRAIN_DRAFT_GRAD_NORM",
+    "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_DISCARDED_VALID_SAMPLES",
+    "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_GEN_BATCHES",
+    "NEMO_RL_TRAIN_FILTERED_REWARD",
+    "NEMO_RL_TRAIN_GENERATION_LOGGER_METRICS",
+    "NEMO_RL_TRAIN_GEN_KL_ERROR",
+    "NEMO_RL_TRAIN_GEN_TOKENS_PER_SAMPLE_STAT",
+    "NEMO_RL_TRAIN_GLOBAL_VALID_SEQS",
+    "NEMO_RL_TRAIN_GLOBAL_VALID_TOKS",
+    "NEMO_RL_TRAIN_GRAD_NORM",
+    "NEMO_RL_TRAIN_INVALID_TOOL_CALL_RATE",
+    "NEMO_RL_TRAIN_IS_OOB_RATIO",
+    "NEMO_RL_TRAIN_JS_DIVERGENCE_ERROR",
+    "NEMO_RL_TRAIN_KL_PENALTY",
+    "NEMO_RL_TRAIN_LOSS",
+    "NEMO_RL_TRAIN_LR",
+    "NEMO_RL_TRAIN_MALFORMED_THINKING_RATE",
+    "NEMO_RL_TRAIN_MASKED_CORRECT_PCT",
+    "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_TURN_STAT",
+    "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR",
+    "NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MAX_TOTAL_REWARD",
+    "NEMO_RL_TRAIN_MAX_TURNS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MAX_TURNS_REACHED_RATE",
+    "NEMO_RL_TRAIN_MEAN_ENV_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MEAN_GEN_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MEAN_PROMPT_LENGTH",
+    "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR",
+    "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MEAN_TOTAL_REWARD",
+    "NEMO_RL_TRAIN_MEAN_TOTAL_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR",
+    "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
+    "NEMO_RL_TRAIN_MIN_TOTAL_REWARD",
+    "NEMO_RL_TRAIN_NATURAL_TERMINATION_RATE",
+    "NEMO_RL_TRAIN_NUM_ASSISTANT_MESSAGES",
+    "NEMO_RL_TRAIN_NUM_INVALID_TOOL_CALLS",
+    "NEMO_RL_TRAIN_NUM_MALFORMED_THINKING",
+    "NEMO_RL_TRAIN_NUM_MASKED_SEQS_BY_LOGPROB_ERROR",
+    "NEMO_RL_TRAIN_NUM_MASK_SAMPLE_FILTERED",
+    "NEMO_RL_TRAIN_NUM_VALID_SAMPLES",
+    "NEMO_RL_TRAIN_POLICY_KL_ERROR",
+    "NEMO_RL_TRAIN_POSITIVE_NLL_LOSS",
+    "NEMO_RL_TRAIN_PROBS_RATIO",
+    "NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED",
+    "NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MAX",
+    "NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MIN",
+    "NEMO_RL_TRAIN_PROBS_RATIO_MAX",
+    "NEMO_RL_TRAIN_PROBS_RATIO_MIN",
+    "NEMO_RL_TRAIN_REWARD",
+    "NEMO_RL_TRAIN_SAMPLING_IMPORTANCE_RATIO",
+    "NEMO_RL_TRAIN_TIMING_ROLLOUT_NAME",
+    "NEMO_RL_TRAIN_TOKEN_MULT_PROB_ERROR",
+    "NEMO_RL_TRAIN_TOTAL_NUM_TOKENS",
+    "NEMO_RL_TRAIN_TOTAL_REWARD_STAT",
+    "NEMO_RL_TRAIN_TOTAL_TOKENS_PER_SAMPLE_STAT",
+    "NEMO_RL_TRAIN_TOTAL_TURNS",
+    "NEMO_RL_TRAIN_TRUNCATION_RATE",
+    "NEMO_RL_TRAIN_TURNS_PER_SAMPLE_STAT",
+    "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_LENGTH",
+    "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE",
+    "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION",
+    "NEMO_RL_TRAIN_VLLM_SPEC_NUM_ACCEPTED_TOKENS",
+    "NEMO_RL_TRAIN_VLLM_SPEC_NUM_DRAFTS",
+    "NEMO_RL_TRAIN_VLLM_SPEC_NUM_DRAFT_TOKENS",
+    "NEMO_RL_TRAIN_WD",
+    "NEMO_RL_VALIDATION_ACCURACY",
+    "NEMO_RL_VALIDATION_AVG_LENGTH",
+    "NEMO_RL_VALIDATION_PASS_K",
     "OPENRLHF_ACTOR_GRAD_NORM",
     "OPENRLHF_ACTOR_LR",
     "OPENRLHF_CRITIC_GRAD_NORM",
@@ -671,6 +815,564 @@ LEGACY_PPO_GAME_LOG: Final = "game_log"
 #: Mean wall-clock seconds of one `optimizer.step()` call over the minibatches of a step, logged by
 #: releases 0.2.0 to 0.4.7.
 LEGACY_PPO_PPO_TIME_PPO_OPTIMIZER_STEP: Final = "ppo/time/ppo/optimizer_step"
+
+
+# nemo-rl: grpo_train, nemo-rl 0.1.0 and later
+
+#: The clipped policy-gradient surrogate plus β times the reference KL, averaged over the valid tokens of
+#: each global batch and then over the global batches of the step.
+NEMO_RL_TRAIN_LOSS: Final = "train/loss"
+
+#: The unweighted estimate of KL(π_θ ‖ π_ref) on the sampled tokens, with β divided out; the penalty the
+#: loss adds is β times this value.
+NEMO_RL_TRAIN_KL_PENALTY: Final = "train/kl_penalty"
+
+#: Token-weighted mean of the probability ratio π_θ/π_prev of the sampled tokens, per global batch,
+#: averaged over the global batches of the step.
+NEMO_RL_TRAIN_PROBS_RATIO: Final = "train/probs_ratio"
+
+#: Token-weighted mean of the probability ratio clamped to [1 − ratio_clip_min, 1 + ratio_clip_max],
+#: reduced like train/probs_ratio.
+NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED: Final = "train/probs_ratio_clamped"
+
+#: Minimum of the probability ratio π_θ/π_prev over every valid token of the step, or -1.0 when there is
+#: none.
+NEMO_RL_TRAIN_PROBS_RATIO_MIN: Final = "train/probs_ratio_min"
+
+#: Maximum of the probability ratio π_θ/π_prev over every valid token of the step, or -1.0 when there is
+#: none.
+NEMO_RL_TRAIN_PROBS_RATIO_MAX: Final = "train/probs_ratio_max"
+
+#: Minimum over every valid token of the step of the ratio clamped to [1 − ratio_clip_min, 1 +
+#: ratio_clip_max], or -1.0 when there is none.
+NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MIN: Final = "train/probs_ratio_clamped_min"
+
+#: Maximum over every valid token of the step of the ratio clamped to [1 − ratio_clip_min, 1 +
+#: ratio_clip_max], or -1.0 when there is none.
+NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MAX: Final = "train/probs_ratio_clamped_max"
+
+#: Importance-weighted mean surprisal −(π_θ/π_gen)·log π_θ of the sampled tokens, token-weighted per
+#: global batch and averaged over the global batches.
+NEMO_RL_TRAIN_APPROX_ENTROPY: Final = "train/approx_entropy"
+
+#: Token-weighted mean of exp(|log π_gen − log π_prev|) over the valid tokens, 1 when the inference engine
+#: and the training framework agree exactly.
+NEMO_RL_TRAIN_TOKEN_MULT_PROB_ERROR: Final = "train/token_mult_prob_error"
+
+#: Token-weighted mean of the reference-KL estimator applied to log π_prev − log π_gen, which with k3
+#: estimates KL(π_gen ‖ π_train) on the engine's samples.
+NEMO_RL_TRAIN_GEN_KL_ERROR: Final = "train/gen_kl_error"
+
+#: Token-weighted mean of the reference-KL estimator applied to log π_gen − log π_prev on the engine's
+#: samples, labelled KL(π_train ‖ π_gen) but not an unbiased estimate of it.
+NEMO_RL_TRAIN_POLICY_KL_ERROR: Final = "train/policy_kl_error"
+
+#: Token-weighted mean of a k3-shaped Jensen-Shannon term between the inference and training probabilities
+#: of each sampled token.
+NEMO_RL_TRAIN_JS_DIVERGENCE_ERROR: Final = "train/js_divergence_error"
+
+#: Token-weighted mean of the importance weight π_prev/π_gen after truncated importance sampling, or per
+#: sample with sequence-level ratios.
+NEMO_RL_TRAIN_SAMPLING_IMPORTANCE_RATIO: Final = "train/sampling_importance_ratio"
+
+#: Fraction of valid tokens (of valid samples with seq-mask-tis) whose inference/training importance
+#: weight falls outside the truncated-importance-sampling bounds.
+NEMO_RL_TRAIN_IS_OOB_RATIO: Final = "train/is_oob_ratio"
+
+#: Number of samples not masked out (sample_mask), per global batch on average, not for the whole step.
+NEMO_RL_TRAIN_NUM_VALID_SAMPLES: Final = "train/num_valid_samples"
+
+#: Mean negative log-probability of the tokens of samples with reward above 0, the VAPO term weighted by
+#: positive_example_nll_weight; always 0 in GRPO.
+NEMO_RL_TRAIN_POSITIVE_NLL_LOSS: Final = "train/positive_nll_loss"
+
+#: Largest per-sequence mean of exp(|log π_gen − log π_prev|) over the sequences of the step's batch with
+#: at least one valid token.
+NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR: Final = "train/max_seq_mult_prob_error"
+
+#: Mean over sequences (not tokens) of the per-sequence mean of exp(|log π_gen − log π_prev|) over the
+#: step's training batch.
+NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR: Final = "train/mean_seq_mult_prob_error"
+
+#: Smallest per-sequence mean of exp(|log π_gen − log π_prev|) over the sequences of the step's batch with
+#: at least one valid token.
+NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR: Final = "train/min_seq_mult_prob_error"
+
+#: Largest per-sequence multiplicative probability error among the sequences kept by
+#: seq_logprob_error_threshold; equals the value before masking when no threshold is set.
+NEMO_RL_TRAIN_MAX_SEQ_MULT_PROB_ERROR_AFTER_MASK: Final = "train/max_seq_mult_prob_error_after_mask"
+
+#: Mean per-sequence multiplicative probability error over the sequences kept by
+#: seq_logprob_error_threshold; equals the value before masking when no threshold is set.
+NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR_AFTER_MASK: Final = "train/mean_seq_mult_prob_error_after_mask"
+
+#: Smallest per-sequence multiplicative probability error over the sequences kept by
+#: seq_logprob_error_threshold; equals the value before masking when no threshold is set.
+NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK: Final = "train/min_seq_mult_prob_error_after_mask"
+
+#: Number of sequences of the step that seq_logprob_error_threshold removed from the loss because their
+#: multiplicative probability error exceeded it.
+NEMO_RL_TRAIN_NUM_MASKED_SEQS_BY_LOGPROB_ERROR: Final = "train/num_masked_seqs_by_logprob_error"
+
+#: Fraction, from 0 to 1 despite the name, of the sequences masked by seq_logprob_error_threshold whose
+#: reward is exactly 1.
+NEMO_RL_TRAIN_MASKED_CORRECT_PCT: Final = "train/masked_correct_pct"
+
+#: Mean over the step's training samples of the total reward after reward scaling and DAPO reward shaping;
+#: under dynamic sampling, the mean of the first unfiltered rewards of the step.
+NEMO_RL_TRAIN_REWARD: Final = "train/reward"
+
+#: Mean reward over the samples DAPO's dynamic sampling kept for training (groups whose reward spread is
+#: not 0).
+NEMO_RL_TRAIN_FILTERED_REWARD: Final = "train/filtered_reward"
+
+#: Mean of the advantages over every response token of the training batch, so long responses weigh more;
+#: masked-out samples included.
+NEMO_RL_TRAIN_ADVANTAGES_MEAN: Final = "train/advantages/mean"
+
+#: Largest advantage over the response tokens of the training batch, after penalties and advantage
+#: clipping.
+NEMO_RL_TRAIN_ADVANTAGES_MAX: Final = "train/advantages/max"
+
+#: Smallest advantage over the response tokens of the training batch, after penalties and advantage
+#: clipping.
+NEMO_RL_TRAIN_ADVANTAGES_MIN: Final = "train/advantages/min"
+
+#: Sum of the advantages over the whole padded (samples × positions) tensor, prompt and padding positions
+#: included, before penalties and clipping.
+NEMO_RL_TRAIN_ADVANTAGES_SUM: Final = "train/advantages/sum"
+
+#: Percentage (0-100) of the training samples whose GRPO baseline is exactly 0, i.e. with 0/1 rewards
+#: every other rollout of the group failed.
+NEMO_RL_TRAIN_BASELINE_REWARD_PCT_0: Final = "train/baseline_reward/pct_0"
+
+#: Percentage (0-100) of the training samples whose GRPO baseline is exactly 1, i.e. with 0/1 rewards
+#: every other rollout of the group succeeded.
+NEMO_RL_TRAIN_BASELINE_REWARD_PCT_1: Final = "train/baseline_reward/pct_1"
+
+#: 100 minus the two other percentages; with 0/1 rewards, the share of samples whose other rollouts
+#: disagree.
+NEMO_RL_TRAIN_BASELINE_REWARD_PCT_MIXED: Final = "train/baseline_reward/pct_mixed"
+
+#: Number of training samples whose environment set the mask_sample flag, which then get a loss multiplier
+#: of 0.
+NEMO_RL_TRAIN_NUM_MASK_SAMPLE_FILTERED: Final = "train/num_mask_sample_filtered"
+
+#: Number of generation batches DAPO's dynamic sampling generated in this step to collect enough samples
+#: with reward spread.
+NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_GEN_BATCHES: Final = "train/dynamic_sampling_num_gen_batches"
+
+#: Number of samples that passed DAPO's filter but were dropped because the training batch was already
+#: full.
+NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_DISCARDED_VALID_SAMPLES: Final = (
+    "train/dynamic_sampling_num_discarded_valid_samples"
+)
+
+#: Mean length in tokens of the prompts of the training samples, chat template included.
+NEMO_RL_TRAIN_MEAN_PROMPT_LENGTH: Final = "train/mean_prompt_length"
+
+#: Sum of the unpadded lengths (prompt, every assistant turn and environment tokens) of all samples of the
+#: step's training batch, masked samples included.
+NEMO_RL_TRAIN_TOTAL_NUM_TOKENS: Final = "train/total_num_tokens"
+
+#: Number of response tokens of unmasked samples in one global batch (all ranks), averaged over micro-
+#: batch entries; not the step's total.
+NEMO_RL_TRAIN_GLOBAL_VALID_TOKS: Final = "train/global_valid_toks"
+
+#: Number of unmasked samples in one global batch (all ranks), averaged over micro-batch entries; not the
+#: step's total.
+NEMO_RL_TRAIN_GLOBAL_VALID_SEQS: Final = "train/global_valid_seqs"
+
+#: Mean over the samples of the generation batch of the tokens the model generated, summed over all
+#: assistant turns.
+NEMO_RL_TRAIN_MEAN_GEN_TOKENS_PER_SAMPLE: Final = "train/mean_gen_tokens_per_sample"
+
+#: Largest number of generated tokens of one sample (all assistant turns) in the generation batch.
+NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_SAMPLE: Final = "train/max_gen_tokens_per_sample"
+
+#: Mean over the samples of the generation batch of the generated plus environment-observation tokens, the
+#: prompt excluded.
+NEMO_RL_TRAIN_MEAN_TOTAL_TOKENS_PER_SAMPLE: Final = "train/mean_total_tokens_per_sample"
+
+#: Mean over the samples of the generation batch of the tokens of the environment observations inserted
+#: between turns.
+NEMO_RL_TRAIN_MEAN_ENV_TOKENS_PER_SAMPLE: Final = "train/mean_env_tokens_per_sample"
+
+#: Sum over the samples of the generation batch of their number of turns.
+NEMO_RL_TRAIN_TOTAL_TURNS: Final = "train/total_turns"
+
+#: Mean over the samples of the generation batch of their number of turns.
+NEMO_RL_TRAIN_AVG_TURNS_PER_SAMPLE: Final = "train/avg_turns_per_sample"
+
+#: Largest number of turns of one sample in the generation batch.
+NEMO_RL_TRAIN_MAX_TURNS_PER_SAMPLE: Final = "train/max_turns_per_sample"
+
+#: Fraction of the samples of the generation batch marked as terminated; on the native rollout path that
+#: includes samples whose observation was truncated, so it is not one minus the truncation rate.
+NEMO_RL_TRAIN_NATURAL_TERMINATION_RATE: Final = "train/natural_termination_rate"
+
+#: Fraction of the samples of the generation batch with a response that hit the generation limit without a
+#: stop token, or an environment observation that was cut.
+NEMO_RL_TRAIN_TRUNCATION_RATE: Final = "train/truncation_rate"
+
+#: Fraction of the samples of the generation batch still active when max_rollout_turns was reached.
+NEMO_RL_TRAIN_MAX_TURNS_REACHED_RATE: Final = "train/max_turns_reached_rate"
+
+#: Global L2 norm of the policy gradient at the last global batch (optimizer step) of the RL step, before
+#: clipping.
+NEMO_RL_TRAIN_GRAD_NORM: Final = "train/grad_norm"
+
+#: The policy optimizer's learning rate during the step, averaged over the micro-batch entries of every
+#: global batch.
+NEMO_RL_TRAIN_LR: Final = "train/lr"
+
+#: The Megatron scheduler's weight decay during the step, averaged over micro-batch entries; logged by the
+#: Megatron backend only.
+NEMO_RL_TRAIN_WD: Final = "train/wd"
+
+#: Seconds from the start of the step to the end of its logging, generation, training and checkpointing
+#: included.
+NEMO_RL_TIMING_TRAIN_TOTAL_STEP_TIME: Final = "timing/train/total_step_time"
+
+#: Seconds the step spent in rollout generation (inference engine and environment turns), summed over the
+#: step's generation batches.
+NEMO_RL_TIMING_TRAIN_GENERATION: Final = "timing/train/generation"
+
+#: Seconds of the policy update of the step, i.e. the forward, backward and optimizer step of every global
+#: batch.
+NEMO_RL_TIMING_TRAIN_POLICY_TRAINING: Final = "timing/train/policy_training"
+
+#: Seconds spent recomputing the rollout's log-probabilities with the training framework and with the
+#: reference policy before the update.
+NEMO_RL_TIMING_TRAIN_POLICY_AND_REFERENCE_LOGPROBS: Final = "timing/train/policy_and_reference_logprobs"
+
+#: Seconds spent in the reward step after generation (scaling and shaping of the environment rewards).
+NEMO_RL_TIMING_TRAIN_REWARD_CALCULATION: Final = "timing/train/reward_calculation"
+
+#: Seconds spent before generation to get the inference engine ready, weight refit included.
+NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TOTAL: Final = "timing/train/prepare_for_generation/total"
+
+#: Seconds spent transferring the updated policy weights to the inference engine before generation.
+NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TRANSFER_AND_UPDATE_WEIGHTS: Final = (
+    "timing/train/prepare_for_generation/transfer_and_update_weights"
+)
+
+#: Seconds spent loading and preparing the batch of prompts and the training data, over the two blocks the
+#: step times under this label.
+NEMO_RL_TIMING_TRAIN_DATA_PROCESSING: Final = "timing/train/data_processing"
+
+#: Seconds spent computing baselines and advantages for the step's batch.
+NEMO_RL_TIMING_TRAIN_ADVANTAGE_CALCULATION: Final = "timing/train/advantage_calculation"
+
+#: Seconds spent switching the policy workers to training (model to train mode, optimizer back onto the
+#: GPU).
+NEMO_RL_TIMING_TRAIN_TRAINING_PREP: Final = "timing/train/training_prep"
+
+#: Seconds spent getting the policy workers ready for the log-probability forward passes.
+NEMO_RL_TIMING_TRAIN_LOGPROB_INFERENCE_PREP: Final = "timing/train/logprob_inference_prep"
+
+#: Seconds spent saving a checkpoint in this step; absent or small in steps without one.
+NEMO_RL_TIMING_TRAIN_CHECKPOINTING: Final = "timing/train/checkpointing"
+
+#: Seconds spent filtering groups and assembling the training batch under DAPO's dynamic sampling.
+NEMO_RL_TIMING_TRAIN_DYNAMIC_SAMPLING: Final = "timing/train/dynamic_sampling"
+
+#: The per-global-batch valid-token count divided by the step time and the number of GPUs; it undercounts
+#: by the number of global batches per step.
+NEMO_RL_TIMING_TRAIN_VALID_TOKENS_PER_SEC_PER_GPU: Final = "timing/train/valid_tokens_per_sec_per_gpu"
+
+#: Seconds spent in one validation pass (generation and scoring of the validation prompts).
+NEMO_RL_TIMING_VALIDATION_TOTAL_VALIDATION_TIME: Final = "timing/validation/total_validation_time"
+
+#: Samples of the step (prompts × generations per prompt) divided by the step's wall-clock time.
+NEMO_RL_PERFORMANCE_SAMPLES_PER_SEC: Final = "performance/samples_per_sec"
+
+#: Samples of the step divided by the step's wall-clock time and by every GPU of the cluster.
+NEMO_RL_PERFORMANCE_SAMPLES_PER_SEC_PER_GPU: Final = "performance/samples_per_sec_per_gpu"
+
+#: Tokens of the training batch, prompts included, divided by the step's wall-clock time.
+NEMO_RL_PERFORMANCE_TOKENS_PER_SEC: Final = "performance/tokens_per_sec"
+
+#: Tokens of the training batch, prompts included, divided by the step's wall-clock time and by every GPU
+#: of the cluster.
+NEMO_RL_PERFORMANCE_TOKENS_PER_SEC_PER_GPU: Final = "performance/tokens_per_sec_per_gpu"
+
+#: Tokens of the training batch divided by the policy-training time and by the training GPUs.
+NEMO_RL_PERFORMANCE_POLICY_TRAINING_TOKENS_PER_SEC_PER_GPU: Final = (
+    "performance/policy_training_tokens_per_sec_per_gpu"
+)
+
+#: Tokens of the training batch divided by the time of the training and reference log-probability passes
+#: and by the training GPUs.
+NEMO_RL_PERFORMANCE_POLICY_AND_REFERENCE_LOGPROBS_TOKENS_PER_SEC_PER_GPU: Final = (
+    "performance/policy_and_reference_logprobs_tokens_per_sec_per_gpu"
+)
+
+#: Tokens of the training batch divided by the training plus log-probability time and by the training
+#: GPUs.
+NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC_PER_GPU: Final = (
+    "performance/training_worker_group_tokens_per_sec_per_gpu"
+)
+
+#: Tokens of the training batch divided by the training plus log-probability time, for the whole training
+#: group.
+NEMO_RL_PERFORMANCE_TRAINING_WORKER_GROUP_TOKENS_PER_SEC: Final = (
+    "performance/training_worker_group_tokens_per_sec"
+)
+
+#: Tokens of the training batch, prompts included, divided by the generation time and by the generation
+#: GPUs.
+NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC_PER_GPU: Final = "performance/generation_tokens_per_sec_per_gpu"
+
+#: Tokens of the training batch, prompts included, divided by the generation time, for the whole
+#: generation group.
+NEMO_RL_PERFORMANCE_GENERATION_TOKENS_PER_SEC: Final = "performance/generation_tokens_per_sec"
+
+#: One minus the mean ratio of each generation worker's tokens to the busiest worker's, 0 when the load is
+#: even.
+NEMO_RL_PERFORMANCE_AVERAGE_TOKEN_IMBALANCE: Final = "performance/average_token_imbalance"
+
+#: Floating-point operations of the policy training divided by its time, in TFLOPS per rank.
+NEMO_RL_PERFORMANCE_TRAIN_FLOPS_PER_GPU: Final = "performance/train_flops_per_gpu"
+
+#: Achieved training TFLOPS as a fraction of the GPUs' theoretical peak.
+NEMO_RL_PERFORMANCE_TRAIN_FP_UTILIZATION: Final = "performance/train_fp_utilization"
+
+#: Mean total reward over every validation rollout; an accuracy only when the rewards are 0 or 1.
+NEMO_RL_VALIDATION_ACCURACY: Final = "validation/accuracy"
+
+#: Fraction of validation prompts for which at least one of their k rollouts has a reward above 0; logged
+#: only when k > 1.
+NEMO_RL_VALIDATION_PASS_K: Final = "validation/pass_k"
+
+#: Unweighted mean over validation batches of each batch's mean generated tokens per sample.
+NEMO_RL_VALIDATION_AVG_LENGTH: Final = "validation/avg_length"
+
+#: Half the scaled mean squared error between the value predictions and the returns, clipped PPO-style
+#: when cliprange is set; logged by ppo_train only.
+NEMO_RL_CRITIC_LOSS: Final = "critic/loss"
+
+#: Fraction of valid tokens whose clipped squared error exceeds the unclipped one, so the value prediction
+#: gets no gradient there; 0 without cliprange.
+NEMO_RL_CRITIC_VF_CLIPFRAC: Final = "critic/vf_clipfrac"
+
+#: One minus the variance of the returns left unexplained by the value predictions over the variance of
+#: the returns, computed by the driver from the logged moments.
+NEMO_RL_CRITIC_EXPLAINED_VAR: Final = "critic/explained_var"
+
+#: Token-weighted mean of the value targets (returns) over the valid tokens, per global batch, averaged
+#: over global batches.
+NEMO_RL_CRITIC_RETURNS_MEAN: Final = "critic/returns_mean"
+
+#: Token-weighted mean of the value model's predictions over the valid tokens, per global batch, averaged
+#: over global batches.
+NEMO_RL_CRITIC_VALUES_MEAN: Final = "critic/values_mean"
+
+#: Token-weighted mean of the squared returns, one of the moments the driver uses for
+#: critic/explained_var.
+NEMO_RL_CRITIC_RETURNS_SQ_MEAN: Final = "critic/returns_sq_mean"
+
+#: Token-weighted mean of (return − prediction)², the unclipped squared error of the value model.
+NEMO_RL_CRITIC_RESIDUAL_SQ_MEAN: Final = "critic/residual_sq_mean"
+
+#: Minimum of the value predictions over the valid tokens of every micro-batch; a micro-batch without
+#: valid tokens counts as 0.
+NEMO_RL_CRITIC_VALUES_MIN: Final = "critic/values_min"
+
+#: Maximum of the value predictions over the valid tokens of every micro-batch; a micro-batch without
+#: valid tokens counts as 0.
+NEMO_RL_CRITIC_VALUES_MAX: Final = "critic/values_max"
+
+#: Rows of every micro-batch, masked samples included, divided by the number of global batches and summed.
+NEMO_RL_CRITIC_NUM_VALID_SAMPLES: Final = "critic/num_valid_samples"
+
+#: Global L2 norm of the value model's gradient at the last global batch of the step, before clipping.
+NEMO_RL_CRITIC_GRAD_NORM: Final = "critic/grad_norm"
+
+#: The value optimizer's learning rate during the step, averaged over micro-batch entries.
+NEMO_RL_CRITIC_LR: Final = "critic/lr"
+
+#: Gradient norm of the speculative-decoding draft model trained next to the policy, at the last global
+#: batch of the step (Megatron).
+NEMO_RL_TRAIN_DRAFT_GRAD_NORM: Final = "train/draft_grad_norm"
+
+#: Number of trajectory groups in async GRPO's replay buffer when the step's batch was sampled.
+NEMO_RL_TRAIN_BUFFER_SIZE: Final = "train/buffer_size"
+
+#: Current weight version minus the mean weight version that generated the trajectories of the step, in
+#: steps.
+NEMO_RL_TRAIN_AVG_TRAJECTORY_AGE: Final = "train/avg_trajectory_age"
+
+#: Seconds the trainer waited for trajectories in the step, i.e. the part of generation not hidden behind
+#: training.
+NEMO_RL_TIMING_TRAIN_EXPOSED_GENERATION: Final = "timing/train/exposed_generation"
+
+#: Seconds the trainer waited because the replay buffer held too few trajectories for the step.
+NEMO_RL_TIMING_TRAIN_IDLE_BUFFER_STARVATION: Final = "timing/train/idle/buffer_starvation"
+
+#: Seconds spent pushing the updated policy weights to the generation workers in async GRPO.
+NEMO_RL_TIMING_TRAIN_WEIGHT_SYNC: Final = "timing/train/weight_sync"
+
+#: Seconds the workers sat idle while generation paused for a weight refit in async GRPO.
+NEMO_RL_TIMING_TRAIN_IDLE_REFIT_BUBBLE: Final = "timing/train/idle/refit_bubble"
+
+#: Share of the training workers' time spent idle waiting for generation in non-colocated async GRPO;
+#: forced to 0 when more than 0.1 s of generation is exposed.
+NEMO_RL_PERFORMANCE_TRAINING_WORKER_IDLE_TIME_RATIO: Final = "performance/training_worker_idle_time_ratio"
+
+#: Seconds the PPO step spent running the value model on the rollouts before the update.
+NEMO_RL_TIMING_TRAIN_VALUE_INFERENCE: Final = "timing/train/value_inference"
+
+#: Seconds the PPO step spent training the value model, summed over the PPO epochs.
+NEMO_RL_TIMING_TRAIN_VALUE_TRAINING: Final = "timing/train/value_training"
+
+#: Seconds spent setting up one component before training (e.g. vllm_init_time_s, policy_init_time_s,
+#: total_setup_time_s), logged once at step 0.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_SETUP_NAME: Final = "timing/setup/{name}"
+
+#: Accepted draft tokens divided by proposed draft tokens during the step's generation (vLLM counters), 0
+#: when nothing was proposed.
+NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE: Final = "train/vllm/spec_acceptance_rate"
+
+#: One plus the accepted draft tokens per draft, i.e. the mean number of tokens each verification step
+#: produced (1 when nothing was drafted).
+NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_LENGTH: Final = "train/vllm/spec_acceptance_length"
+
+#: Number of speculative-decoding draft proposals vLLM made during the step's generation.
+NEMO_RL_TRAIN_VLLM_SPEC_NUM_DRAFTS: Final = "train/vllm/spec_num_drafts"
+
+#: Number of tokens the draft model proposed during the step's generation.
+NEMO_RL_TRAIN_VLLM_SPEC_NUM_DRAFT_TOKENS: Final = "train/vllm/spec_num_draft_tokens"
+
+#: Number of draft tokens the policy accepted during the step's generation.
+NEMO_RL_TRAIN_VLLM_SPEC_NUM_ACCEPTED_TOKENS: Final = "train/vllm/spec_num_accepted_tokens"
+
+#: Accepted tokens at draft position {position} divided by the number of drafts in the step's generation.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION: Final = "train/vllm/spec_acceptance_rate-pos-{position}"
+
+#: Mean, extremes, median or standard deviation of the reward each NeMo-Gym agent returned, over the
+#: samples of the generation batch.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TOTAL_REWARD_STAT: Final = "train/total_reward/{stat}"
+
+#: Statistics over the generation batch of the assistant tokens of each sample, all turns included (NeMo-
+#: Gym path).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_GEN_TOKENS_PER_SAMPLE_STAT: Final = "train/gen_tokens_per_sample/{stat}"
+
+#: Statistics over the generation batch of the tokens of every message of each sample, prompt included
+#: (NeMo-Gym path).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TOTAL_TOKENS_PER_SAMPLE_STAT: Final = "train/total_tokens_per_sample/{stat}"
+
+#: Statistics over the generation batch of the number of user messages of each sample, the NeMo-Gym path's
+#: turn count.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TURNS_PER_SAMPLE_STAT: Final = "train/turns_per_sample/{stat}"
+
+#: Statistics over the generation batch of each sample's longest assistant message in tokens (NeMo-Gym
+#: path).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_TURN_STAT: Final = "train/max_gen_tokens_per_turn/{stat}"
+
+#: Seconds spent in one phase of a NeMo-Gym rollout (total, run_rollouts, prepare_for_metrics_calculation,
+#: aggregate_metrics, per_agent_misc_metrics).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TIMING_ROLLOUT_NAME: Final = "train/timing/rollout/{name}"
+
+#: Seconds the driver spent in one phase of dispatching the policy update (sharding_data,
+#: submit_training_futures).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_TRAIN_POLICY_TRAINING_PHASE: Final = "timing/train/policy_training/{phase}"
+
+#: Seconds the driver spent sharding data and submitting the training framework's log-probability calls
+#: (shard_data, submit_logprob_futures).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_TRAIN_GET_LOGPROBS_PHASE: Final = "timing/train/get_logprobs/{phase}"
+
+#: Seconds the driver spent sharding data and submitting the reference policy's log-probability calls
+#: (shard_data, submit_reference_policy_logprob_futures).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_TRAIN_GET_REFERENCE_POLICY_LOGPROBS_PHASE: Final = (
+    "timing/train/get_reference_policy_logprobs/{phase}"
+)
+
+#: Seconds spent recomputing the FP8 KV-cache scales of the inference engine after a weight update.
+NEMO_RL_TIMING_TRAIN_RECOMPUTE_KV_SCALES: Final = "timing/train/recompute_kv_scales"
+
+#: Seconds async GRPO spent applying overlong filtering to the sampled trajectories.
+NEMO_RL_TIMING_TRAIN_OVERLONG_FILTER: Final = "timing/train/overlong_filter"
+
+#: Seconds async GRPO spent applying the environments' mask_sample flags to the sampled trajectories.
+NEMO_RL_TIMING_TRAIN_MASK_SAMPLE_FILTER: Final = "timing/train/mask_sample_filter"
+
+#: Seconds spent offloading the training workers' state before pushing new weights to generation in async
+#: GRPO.
+NEMO_RL_TIMING_TRAIN_OFFLOAD_BEFORE_REFIT: Final = "timing/train/offload_before_refit"
+
+#: Seconds the async GRPO trainer sat idle while a validation pass ran.
+NEMO_RL_TIMING_TRAIN_IDLE_VALIDATION: Final = "timing/train/idle/validation"
+
+#: Seconds async GRPO spent starting its generation and replay-buffer machinery, logged with the first
+#: step.
+NEMO_RL_TIMING_TRAIN_INIT_TOTAL: Final = "timing/train/init/total"
+
+#: Seconds or percentages of the thread-time accounting of async GRPO (e.g. efficiency_pct, total_waste_s,
+#: productive_time_s), logged without a prefix.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_EFFICIENCY_NAME: Final = "efficiency/{name}"
+
+#: A nested dictionary from vLLM's logger (metric name, then worker, then a list of values such as
+#: inflight_batch_sizes and num_pending_samples), possibly empty.
+NEMO_RL_TRAIN_GENERATION_LOGGER_METRICS: Final = "train/generation_logger_metrics"
+
+#: Invalid tool calls divided by the generated assistant messages of the batch, counted when
+#: invalid_tool_call_advantage is set.
+NEMO_RL_TRAIN_INVALID_TOOL_CALL_RATE: Final = "train/invalid_tool_call_rate"
+
+#: Messages with malformed thinking tags divided by the generated assistant messages of the batch, counted
+#: when malformed_thinking_advantage is set.
+NEMO_RL_TRAIN_MALFORMED_THINKING_RATE: Final = "train/malformed_thinking_rate"
+
+#: Number of generated assistant messages of the batch penalized for an invalid tool call.
+NEMO_RL_TRAIN_NUM_INVALID_TOOL_CALLS: Final = "train/num_invalid_tool_calls"
+
+#: Number of generated assistant messages of the batch penalized for malformed thinking tags.
+NEMO_RL_TRAIN_NUM_MALFORMED_THINKING: Final = "train/num_malformed_thinking"
+
+#: Number of generated assistant messages in the step's training batch, the denominator of the penalty
+#: rates.
+NEMO_RL_TRAIN_NUM_ASSISTANT_MESSAGES: Final = "train/num_assistant_messages"
+
+#: The value model's per-global-batch count of valid tokens, averaged over micro-batch entries; not the
+#: step's total.
+NEMO_RL_CRITIC_GLOBAL_VALID_TOKS: Final = "critic/global_valid_toks"
+
+#: The value model's per-global-batch count of unmasked samples, averaged over micro-batch entries; not
+#: the step's total.
+NEMO_RL_CRITIC_GLOBAL_VALID_SEQS: Final = "critic/global_valid_seqs"
+
+#: The value model's weight decay during the step, averaged over micro-batch entries; Megatron backend
+#: only.
+NEMO_RL_CRITIC_WD: Final = "critic/wd"
+
+#: Mean of the per-group mean total rewards of the trajectory groups trained on in this async GRPO step.
+NEMO_RL_TRAIN_MEAN_TOTAL_REWARD: Final = "train/mean_total_reward"
+
+#: Largest total reward of any rollout of the trajectory groups trained on in this async GRPO step.
+NEMO_RL_TRAIN_MAX_TOTAL_REWARD: Final = "train/max_total_reward"
+
+#: Smallest total reward of any rollout of the trajectory groups trained on in this async GRPO step.
+NEMO_RL_TRAIN_MIN_TOTAL_REWARD: Final = "train/min_total_reward"
+
+#: A W&B histogram of the whole (samples × positions) advantage tensor, each sample's advantage repeated
+#: over the padded length.
+NEMO_RL_TRAIN_ADVANTAGES_HISTOGRAM: Final = "train/advantages/histogram"
+
+#: A W&B histogram of the GRPO baseline of every training sample (leave-one-out by default).
+NEMO_RL_TRAIN_BASELINE_REWARD_HISTOGRAM: Final = "train/baseline_reward/histogram"
 
 
 # openrlhf: PPOTrainer (Ray), openrlhf 0.7.0 and later
