@@ -224,7 +224,10 @@ def _output_format(_ctx: click.Context, _param: click.Parameter, value: Path | N
     "--site-url",
     envvar=SITE_URL_ENV,
     default="",
-    help=f"Base URL of the documentation site for the links (default: relative; env {SITE_URL_ENV}).",
+    help=(
+        "Base URL of the documentation site for the links "
+        f"(env {SITE_URL_ENV}; default: site_url of the project's mkdocs.yml)."
+    ),
 )
 @click.option(
     "-o",
@@ -273,7 +276,9 @@ def watch_command(
         fail(str(error), EXIT_CANNOT_CHECK)
     if family is not None and family not in registry.families:
         fail(f"unknown family '{family}' (known: {', '.join(sorted(registry.families))})", EXIT_USAGE)
-    loc = Localizer(lang, site_url=site_url)
+    from metrics_registry.locate import published_site_url
+
+    loc = Localizer(lang, site_url=site_url or published_site_url())  # as check-run's links
     console = Console(soft_wrap=not sys.stdout.isatty())
     try:
         follower = follower_for(path, None if input_format == "auto" else input_format)  # type: ignore[arg-type]

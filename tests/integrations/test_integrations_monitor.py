@@ -220,7 +220,8 @@ def test_write_report_writes_check_runs_json_and_markdown(registry: Registry, tm
 def test_finish_reports_a_trend_only_the_whole_run_shows(registry: Registry) -> None:
     """Rising for 10 points (judged healthy at 10), then flat: the fit over all 15 says it did not improve."""
     seen: list[RunFinding] = []
-    monitor = HealthMonitor(registry, on_finding=seen.append)
+    # a lone 'reward' is also OpenRLHF's key: the family says which one is meant
+    monitor = HealthMonitor(registry, family="grpo", on_finding=seen.append)
     for step, value in enumerate([0.1 * i for i in range(10)] + [0.0] * 5, start=1):
         assert monitor.observe(step, {"reward": value}) == []
     (trend,) = monitor.finish()

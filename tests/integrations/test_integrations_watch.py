@@ -33,7 +33,19 @@ def test_watch_reports_a_finding_while_the_log_is_still_written(tmp_path: Path) 
     log = tmp_path / "wandb-history.jsonl"
     log.touch()
     process = subprocess.Popen(
-        [sys.executable, "-m", "metrics_registry.cli", "--no-config", "watch", str(log), "--until-idle", "3"],
+        # a lone 'kl' and 'reward' are OpenRLHF's keys too: the family says which run this is
+        [
+            sys.executable,
+            "-m",
+            "metrics_registry.cli",
+            "--no-config",
+            "watch",
+            str(log),
+            "--until-idle",
+            "3",
+            "--family",
+            "grpo",
+        ],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
