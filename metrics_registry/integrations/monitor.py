@@ -147,6 +147,18 @@ class HealthMonitor:
         """How many points were observed, over every key."""
         return sum(series.points for series in self._series.values())
 
+    @property
+    def waiting_for_family(self) -> bool:
+        """Every key the registry knows is ambiguous: nothing is checked until a family settles them.
+
+        ``watch`` says so as soon as it is true, rather than waiting in silence
+        for findings that cannot come.
+        """
+        if self._stale:
+            self._identify()
+        statuses = {info.status for info in self._keys.values()}
+        return "ambiguous" in statuses and not statuses & {"known", "legacy"}
+
     def _candidates(self, key: str) -> list[Entry]:
         """Every entry ``key`` may turn out to be, whatever the other keys settle."""
         forms = dict.fromkeys(lookup_forms(key, True) + lookup_forms(key, False))

@@ -94,6 +94,11 @@ class _View:
         where = f"[{run}] " if run is not None else ""
         self.console.print(plain(f"{where}{label} {finding.key} {rule}: {describe(finding, self.loc)}"))
 
+    def notice(self, message: str, run: str | None) -> None:
+        """A line about the watch itself, not a finding of the report."""
+        where = f"[{run}] " if run is not None else ""
+        self.console.print(plain(f"{where}{message}", style="yellow"))
+
     def status(self, records: int, step: float | None, waiting: str | None) -> None:
         if self.live is None:
             return
@@ -118,6 +123,7 @@ class _Watch:
         self.follower, self.new_monitor, self.view = follower, new_monitor, view
         self.monitors: dict[str | None, HealthMonitor] = {}
         self.last_step: float | None = None
+        self.told_ambiguous: set[str | None] = set()  # runs already told to pass --family
 
     def feed(self, records: list[Record]) -> None:
         for record in records:
@@ -127,6 +133,10 @@ class _Watch:
             for finding in monitor.observe(record.step, record.values, record.time):
                 self.view.finding(finding, record.run)
             self.last_step = record.step
+            if record.run not in self.told_ambiguous and monitor.waiting_for_family:
+                self.told_ambiguous.add(record.run)
+                waiting = RunFinding("nothing-checked", "info", None, nothing="ambiguous")
+                self.view.notice(describe(waiting, self.view.loc), record.run)
 
     def conclude(self, why: str) -> list[RunReport]:
         """The final reports, after saying why the watch ended and what only the end shows."""

@@ -166,19 +166,35 @@ def test_wrong_usage_exits_2_and_unreadable_logs_exit_3(tmp_path: Path) -> None:
     assert "empty.jsonl: holds no records (nothing was written while it was watched)" in result.output
 
 
-def test_ctrl_c_ends_the_watch_with_the_report_of_what_was_read(tmp_path: Path) -> None:
-    log = tmp_path / "run.jsonl"
-    log.write_text("".join(row(step, -0.05 if step == 3 else 0.01) for step in range(1, 6)), encoding="utf-8")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "metrics_registry.cli", "--no-config", "watch", str(log)],
+def start_watch(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "metrics_registry.cli", "--no-config", "watch", *args],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+
+
+def first_line(process: subprocess.Popen[str], seconds: float = 60) -> str:
+    """The first line the watch prints, or a failure after ``seconds``: a silent watch must not hang the suite."""
+    got: queue.Queue[str] = queue.Queue()
     assert process.stdout is not None
-    first = process.stdout.readline()  # the finding: the log was read, the watch goes on
+    stdout = process.stdout
+    threading.Thread(target=lambda: got.put(stdout.readline()), daemon=True).start()
+    try:
+        return got.get(timeout=seconds)
+    except queue.Empty:
+        process.kill()
+        raise AssertionError(f"watch printed nothing in {seconds} s") from None
+
+
+def test_ctrl_c_ends_the_watch_with_the_report_of_what_was_read(tmp_path: Path) -> None:
+    log = tmp_path / "run.jsonl"
+    log.write_text("".join(row(step, -0.05 if step == 3 else 0.01) for step in range(1, 6)), encoding="utf-8")
+    process = start_watch(tmp_path, str(log), "--family", "grpo")
+    first = first_line(process)  # the finding: the log was read, the watch goes on
     assert "ERROR kl non-negative" in first
     process.send_signal(signal.SIGINT)
     rest = process.stdout.read()
@@ -187,3 +203,16 @@ def test_ctrl_c_ends_the_watch_with_the_report_of_what_was_read(tmp_path: Path) 
     assert "run.jsonl: 1 error, 0 warnings" in rest
     assert process.stderr is not None
     assert "Traceback" not in process.stderr.read()
+
+
+def test_keys_no_family_can_be_told_from_are_said_at_once_not_waited_on(tmp_path: Path) -> None:
+    """A lone 'kl' and 'reward' are TRL GRPO's and OpenRLHF's keys: the watch says to pass --family."""
+    log = tmp_path / "run.jsonl"
+    log.write_text("".join(row(step, -0.05) for step in range(1, 6)), encoding="utf-8")
+    process = start_watch(tmp_path, str(log), "--lang", "vi")
+    try:
+        first = first_line(process)
+    finally:
+        process.kill()
+        process.wait(30)
+    assert "mọi khóa đã biết đều nhập nhằng; hãy truyền --family" in first
