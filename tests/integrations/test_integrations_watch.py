@@ -178,7 +178,7 @@ def start_watch(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def first_line(process: subprocess.Popen[str], seconds: float = 60) -> str:
-    """The first line the watch prints, or a failure after ``seconds``: a silent watch must not hang the suite."""
+    """The first line the watch prints; fails after ``seconds`` (a silent watch must not hang the suite)."""
     got: queue.Queue[str] = queue.Queue()
     assert process.stdout is not None
     stdout = process.stdout
