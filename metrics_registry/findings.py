@@ -201,6 +201,12 @@ RULES: dict[str, Rule] = _rules(
         Severity.error,
         "Babel's catalog checks failed (python-format placeholders, number of plural forms).",
     ),
+    Rule(
+        "I18N211",
+        "chinese-punctuation",
+        Severity.warning,
+        "ASCII parentheses or straight quotes around Chinese text (full-width ones belong there).",
+    ),
 )
 
 

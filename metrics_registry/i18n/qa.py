@@ -35,6 +35,13 @@ _URL = re.compile(r"https?://[^\s)>\]\"'`]+")
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _PLACEHOLDER = re.compile(r"(?<![\\$\w{]){[A-Za-z_]\w*}(?!})|%\([A-Za-z_]\w*\)[sdrif]")
 _KEYLIKE = re.compile(r"[/_{]")
+# Chinese text in ASCII brackets or straight quotes: Chinese typography (GB/T 15834) sets it in
+# full-width （） and “”. Tuples "(1, 1)" and the arguments of a function, "max(未裁剪时 4, …)", stay ASCII.
+_HAN = "[\u3400-\u9fff\uf900-\ufaff]"
+_ASCII_AROUND_HAN = (
+    (re.compile(rf"(?<![A-Za-z0-9_)])\([^()\n]*{_HAN}[^()\n]*\)"), "ASCII parentheses", "（…）"),
+    (re.compile(rf'"[^"\n]*{_HAN}[^"\n]*"'), "straight double quotes", "“…”"),
+)
 
 # UTF-8 byte sequences, searched in text re-encoded with a single-byte code page.
 _UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
@@ -252,6 +259,15 @@ def check_message(
     problem = _multiset_problem("link targets", _LINK.findall(source_prose), _LINK.findall(target_prose))
     if problem:
         yield ("I18N206", problem, "translate the link text only; keep every (target) as in the English")
+    if lang.split("_")[0] == "zh":
+        for pattern, what, wanted in _ASCII_AROUND_HAN:
+            found = pattern.search(target_prose)
+            if found:
+                yield (
+                    "I18N211",
+                    f"{what} around Chinese text: {found.group()[:40]!r}",
+                    f"write {wanted} (full width) around Chinese text; keep ASCII for formulas and code",
+                )
     for term in glossary:
         avoided = [f for f in term.avoid.get(lang, ()) if f.lower() in target_prose.lower()]
         if avoided and term.pattern().search(source_prose):

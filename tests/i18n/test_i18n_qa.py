@@ -29,6 +29,8 @@ SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
         ("The mean.", "Giá trá»‹ trung bình.", "I18N208"),
         ("The policy drifts.", "Chính sách trôi đi.", "I18N209"),
         ("The reward goes up.", "The reward 上升。", "I18N209"),
+        ("Clipped (not masked).", "被裁剪(未被掩码)。", "I18N211"),
+        ('Called "clipped".', '称为"被裁剪"。', "I18N211"),
     ],
 )
 def test_each_rule_fires(source: str, translation: str, rule: str) -> None:
@@ -50,6 +52,14 @@ def test_a_faithful_translation_has_no_findings() -> None:
         list(check_message(source, translation, "zh", keys={"objective/kl"}, glossary=load_glossary(ROOT)))
         == []
     )
+
+
+def test_ascii_brackets_around_formulas_and_english_stay_in_chinese() -> None:
+    """I18N211 is about Chinese text in ASCII marks; tuples, formulas and English keep theirs."""
+    source = 'Groups (1, 1) and (0, 1): exp(0.5) per "sequence" (KL).'
+    translation = "组 (1, 1) 和 (0, 1)：每个“序列”为 exp(0.5)（KL），max(未裁剪时 4, 1)。"
+    assert "I18N211" not in {r for r, _, _ in check_message(source, translation, "zh")}
+    assert "I18N211" not in {r for r, _, _ in check_message("Clipped (not masked).", "Bị cắt (chưa)", "vi")}
 
 
 def test_mojibake_detector_on_the_damaged_seed_and_on_clean_text() -> None:
