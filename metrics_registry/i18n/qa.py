@@ -259,7 +259,7 @@ def check_message(
     problem = _multiset_problem("link targets", _LINK.findall(source_prose), _LINK.findall(target_prose))
     if problem:
         yield ("I18N206", problem, "translate the link text only; keep every (target) as in the English")
-    if lang.split("_")[0] == "zh":
+    if lang == "zh" or lang.startswith(("zh_", "zh-")):
         for pattern, what, wanted in _ASCII_AROUND_HAN:
             found = pattern.search(target_prose)
             if found:
