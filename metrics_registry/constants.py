@@ -817,7 +817,7 @@ LEGACY_PPO_GAME_LOG: Final = "game_log"
 LEGACY_PPO_PPO_TIME_PPO_OPTIMIZER_STEP: Final = "ppo/time/ppo/optimizer_step"
 
 
-# nemo-rl: grpo_train, nemo-rl 0.1.0 and later
+# nemo-rl: grpo_train, NeMo-RL 0.1.0 and later
 
 #: The clipped policy-gradient surrogate plus β times the reference KL, averaged over the valid tokens of
 #: each global batch and then over the global batches of the step.
@@ -1375,7 +1375,7 @@ NEMO_RL_TRAIN_ADVANTAGES_HISTOGRAM: Final = "train/advantages/histogram"
 NEMO_RL_TRAIN_BASELINE_REWARD_HISTOGRAM: Final = "train/baseline_reward/histogram"
 
 
-# openrlhf: PPOTrainer (Ray), openrlhf 0.7.0 and later
+# openrlhf: PPOTrainer (Ray), OpenRLHF 0.7.0 and later
 
 #: The PPO (or GSPO) clipped surrogate loss of the actor, averaged over every micro-batch the global step
 #: trained on.

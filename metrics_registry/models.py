@@ -19,6 +19,7 @@ from pydantic import Field, field_validator, model_validator
 
 from metrics_registry.conditions import Condition
 from metrics_registry.keys import KEY_PATTERN, REFERENCE_PATTERN
+from metrics_registry.log_formats import LogFileFormat
 from metrics_registry.modelbase import VERSION_PATTERN, Model, VersionRange
 from metrics_registry.semantics import CONCEPT_ID_PATTERN, KnownIssue, MeaningDependency, ReductionStep
 
@@ -381,6 +382,14 @@ class FamilyInfo(_Model):
     eval_prefix: str | None = Field(
         default=None,
         description="Prefix added to keys logged during evaluation (transformers adds 'eval_').",
+    )
+    log_formats: list[LogFileFormat] = Field(
+        default_factory=list,
+        description=(
+            "Log files this framework's trainers write and no other framework's do (trainer-state:"
+            " transformers' trainer_state.json; verl-jsonl, verl-console: verl's file and console"
+            " loggers). When a log's keys alone do not tell frameworks apart, its format does."
+        ),
     )
     versions: VersionRange
 

@@ -36,9 +36,13 @@ __all__ = [
 ]
 
 
+#: How the projects spell their own names, where that is not their ``versions_of`` id.
+_PROJECT_NAMES = {"trl": "TRL", "openrlhf": "OpenRLHF", "nemo-rl": "NeMo-RL"}
+
+
 def framework_label(framework: str) -> str:
     """How a framework (a family's ``versions_of``) is named to a reader: ``TRL`` for ``trl``."""
-    return "TRL" if framework == "trl" else framework
+    return _PROJECT_NAMES.get(framework, framework)
 
 
 def logged_by(matches: Sequence[Match]) -> str:

@@ -173,6 +173,7 @@ class HealthMonitor:
             family=self.family,
             version=self.trl_version,
             version_of="trl" if self.trl_version is not None else None,
+            log_format=self.log_format,
         )
         self._keys, self._votes, self._detection = found.keys, found.votes, found.detection
         self._stale = False

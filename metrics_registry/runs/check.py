@@ -438,6 +438,7 @@ def check_run(
         framework=options.framework,
         version=release[1] if release is not None else None,
         version_of=release[0] if release is not None else None,
+        log_format=log.format,
     )
     detection = found.detection
     if options.version is not None and options.framework is None:

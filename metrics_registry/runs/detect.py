@@ -18,9 +18,14 @@ family. The framework with the most such keys wins:
 ``weak``
     it wins on less than that (a few keys, or a mixed log): reported as
     such, and still used to settle keys;
+``format``
+    the keys tie, and the log's file format is one that only one of the
+    tied frameworks writes (a family's ``log_formats``: transformers'
+    ``trainer_state.json`` is a TRL run, verl's file logger a verl run);
 ``tie``
     two or more frameworks have as many keys of their own (or none has any
-    while several recognise keys): nothing is settled by the framework;
+    while several recognise keys) and the file's format does not tell them
+    apart: nothing is settled by the framework;
 ``none``
     no key is recognised;
 ``given``
@@ -48,12 +53,13 @@ __all__ = [
     "framework_label",
     "frameworks",
     "resolve_framework",
+    "writer_of",
 ]
 
 #: A framework detected with fewer keys of its own than this is reported as weak evidence.
 STRONG_KEYS = 3
 
-How = Literal["given", "detected", "weak", "tie", "none"]
+How = Literal["given", "detected", "weak", "format", "tie", "none"]
 
 
 def frameworks(registry: Registry) -> dict[str, list[str]]:
@@ -94,6 +100,7 @@ class Detection:
     scores: tuple[FrameworkScore, ...]  # best first
     family_own: Mapping[str, tuple[str, ...]]  # keys only that family knows, per family, sorted
     version: str | None = None  # the release the run used, of ``framework`` (``--version``)
+    log_format: str | None = None  # the file format that settled a tie (``how == "format"``)
     version_unused: bool = False  # a ``--version`` was given but no framework is known to apply it to
 
     def to_dict(self) -> dict[str, object]:
@@ -104,6 +111,7 @@ class Detection:
             "family": self.family,
             "version": self.version,
             "version_unused": self.version_unused,
+            "log_format": self.log_format,
             "keys": self.total,
             "frameworks": [
                 {
@@ -123,7 +131,12 @@ class Detection:
     @property
     def tied(self) -> tuple[str, ...]:
         """The frameworks sharing the top score, on a tie."""
-        if self.how != "tie" or not self.scores:
+        return self.tied_on_keys if self.how == "tie" else ()
+
+    @property
+    def tied_on_keys(self) -> tuple[str, ...]:
+        """The frameworks sharing the top score (one when the keys settled it)."""
+        if not self.scores:
             return ()
         top = len(self.scores[0].own)
         return tuple(s.framework for s in self.scores if len(s.own) == top and s.recognised)
@@ -142,17 +155,24 @@ def _family_of(registry: Registry) -> dict[str, str]:
     return {family_id: family.versions_of for family_id, family in registry.families.items()}
 
 
+def writer_of(registry: Registry, log_format: str | None) -> str | None:
+    """The one framework whose trainers write files of ``log_format``, else ``None``."""
+    writers = {f.versions_of for f in registry.families.values() if log_format in f.log_formats}
+    return writers.pop() if len(writers) == 1 else None
+
+
 def detect(
     candidates: Mapping[str, Sequence[Match]],
     registry: Registry,
     *,
     framework: str | None = None,
     family: str | None = None,
+    log_format: str | None = None,
 ) -> Detection:
     """Detect the framework and family of a log whose keys have these ``candidates`` (in any form).
 
     ``framework`` or ``family`` (already checked to exist) are what the user said; a family
-    implies its framework.
+    implies its framework. ``log_format`` is the file's format, evidence when the keys tie.
     """
     framework_of = _family_of(registry)
     if family is not None:
@@ -184,14 +204,19 @@ def detect(
     else:
         best = len(scores[0].own)
         runner_up = len(scores[1].own) if len(scores) > 1 else 0
-        if best == runner_up:
+        writer = writer_of(registry, log_format)
+        tied = {s.framework for s in scores if len(s.own) == best and s.recognised}
+        if best == runner_up and writer in tied:
+            framework, how = writer, "format"
+        elif best == runner_up:
             how = "tie"
         else:
             framework = scores[0].framework
             how = "detected" if best >= STRONG_KEYS and best > 2 * runner_up else "weak"
     if family is None and framework is not None:
         family = _top_family(framework, owned, framework_of)
-    return Detection(how, framework, family, len(candidates), scores, owned)
+    written = log_format if how == "format" else None
+    return Detection(how, framework, family, len(candidates), scores, owned, log_format=written)
 
 
 def _top_family(

@@ -157,6 +157,7 @@ def identify_run(
     framework: str | None = None,
     version: str | None = None,
     version_of: str | None = None,
+    log_format: str | None = None,
 ) -> Identified:
     """What every key is, the family votes, and the framework detected from the keys.
 
@@ -164,7 +165,9 @@ def identify_run(
     without ``version_of``, of the framework given or detected (``--version``).
     """
     forms = {key: _forms(key, registry, hf_prefixed) for key in keys}
-    first = detect(_all_candidates(forms), registry, framework=framework, family=family)
+    first = detect(
+        _all_candidates(forms), registry, framework=framework, family=family, log_format=log_format
+    )
     release_of = version_of or first.framework
     release = (release_of, version) if version is not None and release_of is not None else None
     if release is not None:
@@ -173,11 +176,12 @@ def identify_run(
         detect(_all_candidates(forms), registry, framework=first.framework, family=family),
         how=first.how,
         scores=first.scores,
+        log_format=first.log_format,
         version=version if release is not None else None,
         version_unused=version is not None and release is None,
     )
     votes: Counter[str] = Counter({name: len(own) for name, own in detection.family_own.items()})
-    settled = detection.framework if detection.how in ("given", "detected", "weak") else None
+    settled = detection.framework if detection.how in ("given", "detected", "weak", "format") else None
     successors = current_successors(registry)
     out: dict[str, KeyInfo] = {}
     for key, key_forms in forms.items():

@@ -13,14 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from metrics_registry.log_formats import LogFileFormat
 from metrics_registry.registry import RegistryError
 
 __all__ = ["LogError", "LogFormat", "LogSummary", "Point", "ReadProblem", "RunLog", "time_span"]
 
 #: ``live``: values handed to the live monitor by a training loop, not read from a file.
-LogFormat = Literal[
-    "trainer-state", "tensorboard", "wandb-csv", "wandb-jsonl", "verl-jsonl", "verl-console", "live"
-]
+LogFormat = Literal[LogFileFormat, "live"]
 
 
 class LogError(RegistryError):

@@ -249,6 +249,12 @@ def _framework_text(detection: Detection, framework: str, loc: Localizer, quote:
     }
     if detection.how == "given":
         text = _("%(head)s, as given: %(recognised)s of %(total)s keys are %(framework)s's") % values
+    elif detection.how == "format":
+        tied = [framework_label(other) for other in detection.tied_on_keys if other != framework]
+        return _(
+            "%(head)s, from the log's format: its keys are %(others)s's as much as %(framework)s's,"
+            " and only %(framework)s writes %(format)s logs"
+        ) % {**values, "others": _(", ").join(tied), "format": detection.log_format}
     elif detection.how == "weak":
         text = (
             _(

@@ -170,6 +170,54 @@ def test_a_tie_settles_nothing_and_says_so(frameworks_registry: Registry, tmp_pa
     assert nothing.detection.how == "none"  # type: ignore[union-attr]
 
 
+def test_a_tie_on_keys_is_settled_by_a_format_only_one_framework_writes(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """kl and reward alone are TRL's and OpenRLHF's; only transformers' Trainer writes trainer_state.json."""
+    keys = {"kl": -0.01, "reward": 0.5}
+    as_jsonl = check_run(_run(tmp_path, keys), registry)
+    assert as_jsonl.detection.how == "tie"  # type: ignore[union-attr]
+    assert as_jsonl.keys["kl"].status == "ambiguous"
+    state = RunLog(source=tmp_path / "trainer_state.json", format="trainer-state")
+    for key, value in keys.items():
+        for step in range(1, 4):
+            state.add(key, step, value)
+    report = check_run(state, registry)
+    assert_detected(report, "trl", how=("format",))
+    assert report.detection.log_format == "trainer-state"  # type: ignore[union-attr]
+    assert report.detection.to_dict()["log_format"] == "trainer-state"  # type: ignore[union-attr]
+    assert report.keys["kl"].status == "known"
+    assert report.keys["kl"].entry.family.versions_of == "trl"  # type: ignore[union-attr]
+    assert any(f.rule_id == "non-negative" for f in report.findings)  # checked, not waiting for --family
+    # a format several frameworks write settles nothing; given options still win
+    given = check_run(state, registry, CheckOptions(framework="openrlhf"))
+    assert given.detection.how == "given"  # type: ignore[union-attr]
+
+
+def test_the_format_is_named_as_the_evidence(tmp_path: Path) -> None:
+    path = tmp_path / "trainer_state.json"
+    history = [{"step": step, "kl": 0.01, "reward": 0.5} for step in range(1, 4)]
+    path.write_text(json.dumps({"global_step": 3, "max_steps": 10, "log_history": history}), encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "metrics_registry.cli",
+            "--no-config",
+            "check-run",
+            "--format",
+            "markdown",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert "TRL, from the log's format: its keys are OpenRLHF's as much as TRL's," in result.stdout
+    assert "only TRL writes trainer-state logs" in result.stdout
+
+
 def test_framework_and_family_overrides(frameworks_registry: Registry, tmp_path: Path) -> None:
     run = _run(tmp_path, {"kl": 0.01})
     given = check_run(run, frameworks_registry, CheckOptions(framework="openrlhf-like"))
@@ -246,7 +294,7 @@ def test_the_report_says_which_framework_and_why(tmp_path: Path) -> None:
     [
         (
             ["--framework", "nowhere"],
-            "unknown framework 'nowhere' (known: nemo-rl, nemo-rl-like, openrlhf, openrlhf-like, TRL, verl)",
+            "unknown framework 'nowhere' (known: NeMo-RL, nemo-rl-like, OpenRLHF, openrlhf-like, TRL, verl)",
         ),
         (["--family", "grpo", "--framework", "verl"], "family 'grpo' is TRL's, not verl's"),
         (["--version", "1.0", "--trl-version", "1.0"], "give one of --version and --trl-version"),
