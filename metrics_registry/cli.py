@@ -189,7 +189,7 @@ def _echo_coverage(coverage: dict[str, dict[str, int]]) -> None:
 @click.pass_obj
 @_user_errors
 def explain(obj: _Context, key: str, family: str | None, trl_version: str | None) -> None:
-    """Explain a logged KEY (aliases, legacy names, templated and eval_ keys work)."""
+    """Explain a logged KEY (aliases, legacy names, templated and eval_ keys; grpo:kl names a family's)."""
     from metrics_registry.explain import render_matches
     from metrics_registry.registry import UnknownMetricError
 
@@ -202,6 +202,10 @@ def explain(obj: _Context, key: str, family: str | None, trl_version: str | None
             err=True,
         )
     matches = registry.find(key, family=family, trl_version=trl_version)
+    named, _, rest = key.partition(":")
+    if not matches and rest and named in registry.families and family in (None, named):
+        # the registry's own reference form, 'grpo:kl', as see_also and the pages write it
+        matches = registry.find(rest, family=named, trl_version=trl_version)
     if not matches:
         raise UnknownMetricError(registry_hint(registry, key, family, trl_version))
     from rich.console import Console

@@ -67,6 +67,17 @@ def test_explain_with_family_shows_one() -> None:
     assert "ppo:objective/kl ─╯" in result.stdout
 
 
+def test_explain_takes_the_registrys_family_key_reference() -> None:
+    """'openrlhf:kl' as see_also and the pages write it: one family's entry, no --family needed."""
+    result = run("explain", "openrlhf:kl")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("╭─") == 1
+    assert "openrlhf:kl ─╯" in result.stdout
+    other = run("explain", "ppo:kl", "--family", "grpo")  # the option and the reference disagree
+    assert other.returncode == 1
+    assert "no metric 'ppo:kl' in family 'grpo'" in other.stderr
+
+
 def test_unknown_key_is_one_line_and_exit_1() -> None:
     result = run("explain", "objective/kll")
     assert result.returncode == 1
