@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from metrics_registry.conformance.capture import StepCapture, config_value
+from metrics_registry.conformance.capture import CaptureError, StepCapture, config_value
 from metrics_registry.conformance.metric import Metric, Variant
 from metrics_registry.conformance.quantities import clip_flag, entropy, kl, policy_loss, ratio
 
@@ -86,7 +86,10 @@ def _exact(name: str, *tensor_names: str, **options: str) -> Callable[[T, T], An
         from importlib import import_module
 
         function = getattr(import_module(_LOGGED), name)
-        kwargs = {param: config_value(config, option, None) for param, option in options.items()}
+        # an option the capture's config lacks keeps the reference's default
+        kwargs = {
+            param: config[option] for param, option in options.items() if config.get(option) is not None
+        }
         return function(*(tensors[n] for n in tensor_names), **kwargs)
 
     return exact
@@ -136,7 +139,10 @@ def _rollout(name: str) -> Callable[[T, T, Variant], Any]:
 def _num_eos(step: T, config: T, variant: Variant) -> Any:
     from metrics_registry.reference.lengths import eos_token_count
 
-    return eos_token_count(step["responses"], int(config_value(config, "eos_token_id", 0)))
+    eos = config.get("eos_token_id")
+    if eos is None:
+        raise CaptureError("the config value eos_token_id")  # shown as 'the capture lacks ...'
+    return eos_token_count(step["responses"], int(eos))
 
 
 _ROLLOUT_REFERENCE = {
