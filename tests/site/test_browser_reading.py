@@ -26,15 +26,21 @@ def _fold(text: str) -> str:
 
 
 def _every_page(site: Path) -> list[str]:
-    """Every page of every language, but of the metric pages (one template) only a few per family:
-    the first and the last, and the first with a formula and without one."""
+    """Every page of every language, but of the pages made from one template only a few: per family
+    the first and the last metric, and the first with a formula and without one; the first and
+    the last concept page (each costs a second in the browser, and there are hundreds)."""
     paths = []
     for lang in ("en", "vi", "zh"):
+        concepts = []
         for page in sorted((site / lang).rglob("index.html")):
             relative = page.parent.relative_to(site)
             if len(relative.parts) == 4 and relative.parts[1] == "reference":  # a metric's page
                 continue
+            if len(relative.parts) == 3 and relative.parts[1] == "concepts":  # a concept's page
+                concepts.append(f"{relative.as_posix()}/")
+                continue
             paths.append(f"{relative.as_posix()}/")
+        paths += concepts[:1] + concepts[-1:]
         for family in sorted(p for p in (site / lang / "reference").iterdir() if p.is_dir()):
             metrics = sorted(p.parent for p in family.glob("*/index.html"))
             formula = [p for p in metrics if "arithmatex" in (p / "index.html").read_text(encoding="utf-8")]
