@@ -72,11 +72,11 @@ def test_chinese_search_finds_entropy(page: Page, served: str) -> None:
 
 
 def test_vietnamese_search_with_and_without_diacritics(page: Page, served: str) -> None:
-    # folded and accented queries find the same sections in the same order (issue 19);
-    # which section comes first for a two-syllable word alone ("phân kỳ") is ranking,
-    # checked with a distinguishing word in test_browser_reading.test_search_top_hits
+    # folded and accented queries find the same first sections (issue 19); typed with its
+    # diacritics a query also prefers its words as typed, so further down the orders may part
+    # (test_browser_reading checks what comes first)
     def sections(query: str) -> list[str]:
-        return [re.sub(r"\?h=[^#]*", "", link) for link in _search(page, served, "vi", query)[:10]]
+        return [re.sub(r"\?h=[^#]*", "", link) for link in _search(page, served, "vi", query)[:3]]
 
     accented = sections("phân kỳ")
     assert accented, "no result"
