@@ -9,8 +9,13 @@ worker loads for Vietnamese, ``assets/javascripts/lunr/min/lunr.vi.min.js``
 (in ``docs/assets``): it loads Material's own Vietnamese support, copied
 next to it by :func:`install_vietnamese_folding`, and folds every word of
 the index and of the query (``độ dài`` and ``do dai`` are both ``do dai``).
-Queries with and without diacritics thus rank alike, and the results
-highlight the original words (Material marks positions). On the page a
+Queries with and without diacritics thus find the same pages, and the
+results highlight the original words (Material marks positions). Ranking
+puts first the pages holding the query's syllables side by side ("độ dài"
+is one word of two syllables), then, for a query typed with diacritics,
+those holding its words as typed ("phân kỳ", divergence, before "ký tự",
+character, which folds the same): the index keeps each word as written in
+the token's metadata. On the page a
 result opens, ``assets/javascripts/search-highlight.js`` marks the words
 the folded query matched.
 
