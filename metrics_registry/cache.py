@@ -158,8 +158,9 @@ def write(key: str, value: Any) -> None:
         return
 
 
-def _prune(folder: Path, keep: int = KEEP_ENTRIES) -> None:
-    """Delete all but the ``keep`` newest entries (only files named as this module names them)."""
+def _prune(folder: Path, keep: int | None = None) -> None:
+    """Delete all but the ``keep`` (default :data:`KEEP_ENTRIES`) newest entries this module named."""
+    keep = KEEP_ENTRIES if keep is None else keep
     entries = [entry for entry in folder.iterdir() if _ENTRY_NAME.fullmatch(entry.name)]
     if len(entries) <= keep:
         return

@@ -16,7 +16,7 @@ from metrics_registry.describe import (
     describe_rule,
     describe_rule_conditions,
 )
-from metrics_registry.formulas import readable
+from metrics_registry.formulas import readable, readable_prose
 from metrics_registry.registry import Entry, Match, Registry, framework_label, logged_by
 from metrics_registry.terminal import plain, printable
 
@@ -112,7 +112,7 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
         _facts(match, registry),
         Text(),
     ]
-    parts.append(Markdown(printable(metric.details)))
+    parts.append(Markdown(printable(readable_prose(metric.details))))
     if metric.healthy:
         rules = Table(title="Healthy values", title_justify="left", show_lines=False, expand=True)
         rules.add_column("rule", no_wrap=True)
@@ -135,13 +135,16 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
             Markdown(
                 "**Changes between releases**\n\n"
                 + "\n".join(
-                    f"- {change.version}: {printable(change.description)}" for change in metric.changes
+                    f"- {change.version}: {printable(readable_prose(change.description))}"
+                    for change in metric.changes
                 )
             )
         )
     if metric.docs_note:
         parts.append(Text())
-        parts.append(Markdown("**What TRL's documentation says**\n\n" + printable(metric.docs_note)))
+        parts.append(
+            Markdown("**What TRL's documentation says**\n\n" + printable(readable_prose(metric.docs_note)))
+        )
     return Panel(
         Group(*parts),
         title=plain(metric.title, style="bold"),
@@ -174,7 +177,7 @@ def _known_issues(entry: Entry) -> list[RenderableType]:
         if issue.fixed_in:
             head += f"; fixed in {issue.fixed_in}"
         out.append(plain(f"- {head}", style="red"))
-        out.append(Markdown(printable(issue.description)))
+        out.append(Markdown(printable(readable_prose(issue.description))))
         # The link as plain text: a terminal makes it clickable; rich markup is never read from it.
         out.append(plain(f"  {issue.url}", style="blue underline"))
     return out

@@ -167,6 +167,13 @@ RULES: dict[str, Rule] = _rules(
         Severity.error,
         "A link or HTML attribute holds a javascript:, data: or vbscript: URL (in any spelling).",
     ),
+    Rule(
+        "MR152",
+        "stray-heading",
+        Severity.error,
+        "A line of a registry text or a translation starts with '#': the page gets a heading (and an id)"
+        " the text never meant.",
+    ),
     # Translations (metrics_registry/i18n/qa.py); checked on translated, non-fuzzy entries.
     Rule(
         "I18N200",

@@ -15,7 +15,7 @@ import re
 from functools import cache
 from typing import Any
 
-__all__ = ["readable"]
+__all__ = ["readable", "readable_prose"]
 
 # macro -> text, on top of pylatexenc's defaults
 _MACROS = {
@@ -43,7 +43,11 @@ def _converter() -> Any:
     specs += [MacroTextSpec(name, simplify_repl=_fraction) for name in ("frac", "dfrac", "tfrac")]
     context.add_context_category("metrics-registry", prepend=True, macros=specs)
     return LatexNodes2Text(
-        latex_context=context, math_mode="verbatim", keep_braced_groups=True, keep_braced_groups_minlen=2
+        latex_context=context,
+        math_mode="verbatim",
+        keep_braced_groups=True,
+        keep_braced_groups_minlen=2,
+        strict_latex_spaces="based-on-source",  # "\\delta - 1" kept its space; the default ate it
     )
 
 
@@ -66,3 +70,34 @@ def readable(latex: str) -> str | None:
     except Exception:
         return None
     return " ".join(text.split()) or None
+
+
+# $$display$$ or $inline$ math in Markdown prose (the registry's own convention, as on the site)
+_MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)([^$\n]+?)(?<!\s)\$", re.DOTALL)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+# what Markdown would read as markup in a rendered formula (π_θ, a*b, [x]); escaped, not reinterpreted
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]<>#+!|~])")
+
+
+def readable_prose(markdown: str) -> str:
+    """``markdown`` with each ``$…$`` formula in Unicode, for a terminal's Markdown renderer.
+
+    Left to the renderer, ``$\\mathrm{KL}(\\pi\\,\\|\\,\\pi_{ref})$`` lost its escapes and read
+    ``KL(\\pi ,|, \\pi_{ref})``. A formula pylatexenc cannot read (or without the ``formulas``
+    extra) is kept exact, as a code span. Code spans are left as they are.
+    """
+
+    def formula(match: re.Match[str]) -> str:
+        latex = match.group(1) or match.group(2)
+        shown = readable(latex)
+        if shown is None:
+            return f"`` {latex} ``"
+        return _MARKDOWN_PUNCTUATION.sub(r"\\\1", shown)
+
+    out, last = [], 0
+    for span in _CODE_SPAN.finditer(markdown):
+        out.append(_MATH.sub(formula, markdown[last : span.start()]))
+        out.append(span.group(0))
+        last = span.end()
+    out.append(_MATH.sub(formula, markdown[last:]))
+    return "".join(out)

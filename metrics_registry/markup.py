@@ -1,4 +1,4 @@
-"""Raw HTML and dangerous URLs in Markdown text (rules MR150 and MR151).
+"""Raw HTML, dangerous URLs and stray headings in Markdown text (rules MR150, MR151 and MR152).
 
 Registry fields and translations are Markdown that the site turns into
 HTML. The site removes every tag, attribute and URL its sanitiser does not
@@ -72,6 +72,7 @@ _URL_START = re.compile(
 )
 # A browser drops ASCII tab and newline anywhere in a URL, and C0 controls
 # and spaces around it, before it reads the scheme.
+_HEADING_LINE = re.compile(r"^ {0,3}(#[^\n]*)", re.MULTILINE)
 _URL_IGNORED = re.compile(r"[\t\n\r]")
 _SCHEME = re.compile(r"[\x00-\x20]*([A-Za-z][A-Za-z0-9+.\-]*):")
 
@@ -80,7 +81,7 @@ _SCHEME = re.compile(r"[\x00-\x20]*([A-Za-z][A-Za-z0-9+.\-]*):")
 class MarkupProblem:
     """One piece of markup: what it is, the text that shows it, and where it starts."""
 
-    rule: Literal["MR150", "MR151"]
+    rule: Literal["MR150", "MR151", "MR152"]
     what: str
     snippet: str
     offset: int
@@ -206,12 +207,21 @@ def find_unsafe_markup(
     >>> [p.describe() for p in find_unsafe_markup("<b>" * 12, limit=2)]
     ["raw HTML '<b>'", "raw HTML '<b>' (and more in this text)"]
     """
-    if "<" not in text and "{" not in text and "](" not in text and "]:" not in text:
+    if "<" not in text and "{" not in text and "](" not in text and "]:" not in text and "#" not in text:
         # every tag starts with '<', every attr_list block and KaTeX link with '{',
-        # every link or reference definition with '](' or ']:': nothing to find
+        # every link or reference definition with '](' or ']:', every heading with '#': nothing to find
         return []
     problems: list[MarkupProblem] = []
     plain = text if in_code_span else _mask_code(text)
+    if not in_code_span:
+        # Python-Markdown needs no space after the '#': "(issue\n#7817)." made "7817)." a heading,
+        # with an id the other languages' pages did not have
+        problems += [
+            MarkupProblem(
+                "MR152", "a line that Markdown reads as a heading", _short(line.group(1)), line.start(1)
+            )
+            for line in islice(_HEADING_LINE.finditer(plain), limit)
+        ]
     plain = _mask(plain, _AUTOLINK)
     # Each scan finds its problems in order, so its first `limit` are all the merged list can show;
     # one more tells whether any were left out.
@@ -269,6 +279,8 @@ FIXES = {
     " <angle brackets> in backticks; the site removes HTML tags and attributes",
     "MR151": "link to an https:// or a relative URL; the site drops javascript:, data: and vbscript:"
     " links in any spelling",
+    "MR152": "rewrap the text so that no line starts with '#' (or write \\#): a text is part of a page,"
+    " not a section of its own",
 }
 #: Fields shown inside a code span on the pages (``trainer``), whose backticks end that span.
 _CODE_FIELDS = frozenset({"trainer", "source", "eval_prefix", "option", "condition"})

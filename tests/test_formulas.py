@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 import metrics_registry
 from metrics_registry.cli import cli
-from metrics_registry.formulas import readable
+from metrics_registry.formulas import readable, readable_prose
 
 
 def test_every_builtin_formula_reads_without_latex_markup() -> None:
@@ -36,3 +36,28 @@ def test_explain_shows_the_unicode_and_the_exact_latex() -> None:
     assert "π_{ref}" in result.output
     lines = [line for line in result.output.splitlines() if "LaTeX" in line]
     assert lines and "\\pi_{\\text{ref}}" in result.output and entry.metric.formula.split()[0] in lines[0]
+
+
+def test_spaces_around_operators_stay_as_written() -> None:
+    assert readable(r"e^{\delta} - \delta - 1") == "e^δ - δ - 1"
+    assert readable(r"x \ge 0") == "x ≥ 0"
+
+
+def test_formulas_in_prose_read_in_unicode_and_code_spans_stay() -> None:
+    prose = (
+        r"The k3 term $e^{\delta} - \delta - 1$ estimates"
+        r" $\mathrm{KL}(\pi_\theta \,\|\, \pi_{\text{ref}})$; `x = $HOME`."
+    )
+    text = readable_prose(prose)
+    assert "e^δ - δ - 1" in text
+    assert r"KL(π\_θ ‖ π\_\{ref\})" in text  # escaped for Markdown: rendered, not read as markup
+    assert "`x = $HOME`" in text
+
+
+def test_explain_prose_keeps_the_formulas_of_the_description() -> None:
+    """Rich's Markdown read '\\,\\|\\,' as escapes and printed 'KL(\\pi_\\theta ,|, ...)'."""
+    result = CliRunner().invoke(cli, ["--no-config", "explain", "grpo:kl"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "estimates KL(π_θ ‖" in result.output  # (the line may wrap after it)
+    assert ",|," not in result.output
+    assert "$" not in result.output.split("Healthy values")[0]

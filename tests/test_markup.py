@@ -28,6 +28,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
         ("<javascript:alert(1)>", {"MR150", "MR151"}),
         ('<a href="&#106;avascript:alert(1)">x</a>', {"MR150", "MR151"}),
         ("$\\href{javascript:alert(1)}{x}$", {"MR151"}),
+        ("the longest response (issue\n#7817).", {"MR152"}),  # Python-Markdown: a heading
+        ("#4711 之后的旧版", {"MR152"}),
+        ("   ## Section", {"MR152"}),
     ],
 )
 def test_markup_is_reported(text: str, rules: set[str]) -> None:
@@ -45,6 +48,8 @@ def test_markup_is_reported(text: str, rules: set[str]) -> None:
         "$\\{x_i\\}_{i=1}^n$ and $\\sum_{t} x_t$",
         "[TRL](https://github.com/huggingface/trl), [kl](#kl), [page](../ppo.md#kl)",
         "a javascript: URL mentioned in prose, and data: too",
+        "issue #7817, and `#include` and\n    #indented code",
+        "```python\n# a comment in code\n```",
     ],
 )
 def test_lookalikes_are_not_reported(text: str) -> None:

@@ -89,13 +89,25 @@ def diagnose(
     context = Context(metric=metric, capture=capture, reference=expected, logged=logged)
     found: list[tuple[str, str, dict[str, object]]] = []
     for name, test in HYPOTHESES.items():
-        for explanation, params, predicted in test(context):
-            if math.isnan(predicted) or close(predicted, expected, capture.dtype):
-                continue  # indistinguishable from the reference on this capture
-            if close(predicted, logged, capture.dtype):
-                found.append((name, explanation, params))
-                break
+        try:
+            for explanation, params, predicted in test(context):
+                if math.isnan(predicted) or close(predicted, expected, capture.dtype):
+                    continue  # indistinguishable from the reference on this capture
+                if close(predicted, logged, capture.dtype):
+                    found.append((name, explanation, params))
+                    break
+        except _UNFIT:
+            continue  # a variant needs tensors this capture lacks or holds in other shapes
     return found
+
+
+#: what torch raises on tensors that do not fit together (shapes, dtypes, indices) or a tensor missing
+_UNFIT = (KeyError, RuntimeError, ValueError, IndexError, TypeError)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return (text.splitlines()[0] if text else type(error).__name__)[:160]
 
 
 def check_value(capture: StepCapture, logged: float, metric: Metric) -> Result:
@@ -109,6 +121,9 @@ def check_value(capture: StepCapture, logged: float, metric: Metric) -> Result:
         return Result(metric.key, "not-in-capture", logged, reference=metric.reference, missing=str(error))
     except KeyError as error:  # a tensor the metric reads is not in the capture
         missing = f"tensor {error}"
+        return Result(metric.key, "not-in-capture", logged, reference=metric.reference, missing=missing)
+    except _UNFIT as error:  # a capture is untrusted: tensors whose shapes do not fit are named, not raised
+        missing = f"tensors that fit together ({_first_line(error)})"
         return Result(metric.key, "not-in-capture", logged, reference=metric.reference, missing=missing)
     if close(logged, expected, capture.dtype):
         return Result(metric.key, "agrees", logged, expected, metric.reference)

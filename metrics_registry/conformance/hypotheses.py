@@ -175,6 +175,15 @@ def padded_width(ctx: Context) -> Iterable[Prediction]:
 def unwritten_cells(ctx: Context) -> Iterable[Prediction]:
     layout = ctx.capture.layout
     cells = layout.epochs * layout.mini_batches * layout.grad_accum
+    written = len(ctx.capture.micro_batches)
+    if ctx.metric.scope == "micro" and ctx.metric.across in ("micro_mean", "micro_var") and written < cells:
+        # the capture says which cells were written: the grid's statistic recomputed with the rest at 0
+        # (exact for a variance too, which no factor on the reference reproduces)
+        yield (
+            N_("averaged over a grid of %(cells)s cells of which %(empty)s were never written (left at 0)"),
+            {"cells": cells, "empty": cells - written},
+            ctx.value(Variant(unwritten_cells=cells - written)),
+        )
     for empty in range(1, min(cells, 64)):
         yield (
             N_("averaged over a grid of %(cells)s cells of which %(empty)s were never written (left at 0)"),

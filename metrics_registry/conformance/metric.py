@@ -15,7 +15,8 @@ Reductions:
 * `across`: `micro_mean` (mean of the per-micro-batch values, what TRL's
   logging window does), `token_weighted` (sums and counts added over the
   step before dividing), `pooled` (a statistic over the concatenated batch),
-  `sum`.
+  `sum`, `micro_var` (Bessel-corrected variance of the per-micro-batch
+  values, TRL PPO's `val/ratio_var`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from metrics_registry.conformance.capture import MicroBatch, StepCapture
 __all__ = ["Metric", "Variant", "evaluate"]
 
 Within = Literal["token", "sequence", "padded", "unmasked"]
-Across = Literal["micro_mean", "token_weighted", "pooled", "sum"]
+Across = Literal["micro_mean", "token_weighted", "pooled", "sum", "micro_var"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class Variant:
     swap_sides: bool = False
     flip_sign_pairing: bool = False
     padded_width: bool = False
+    #: cells of a statistics grid left at 0 and reduced with the micro-batch values (TRL PPO ≤ 1.12)
+    unwritten_cells: int = 0
 
 
 #: (micro-batch tensors, config, variant) -> per-token values `(B, T)` (or per-sequence `(B,)`).
@@ -155,15 +158,27 @@ def evaluate(metric: Metric, capture: StepCapture, variant: Variant = Variant())
         if across == "pooled":
             names = tuple({name for mb in batches for name in mb.tensors})
             return float(metric.statistic(pooled(batches, names), config, variant))
-        values = [float(metric.statistic(mb.tensors, config, variant)) for mb in batches]
-        return sum(values) if across == "sum" else sum(values) / len(values)
-    if metric.exact is not None and variant == Variant() and across == "micro_mean":
-        values = [float(metric.exact(mb.tensors, config)) for mb in batches]
-        return sum(values) / len(values)
+        return _combine(
+            [float(metric.statistic(mb.tensors, config, variant)) for mb in batches], across, variant
+        )
+    exact_variant = replace(variant, unwritten_cells=0) == Variant()
+    if metric.exact is not None and exact_variant and across in ("micro_mean", "micro_var"):
+        return _combine([float(metric.exact(mb.tensors, config)) for mb in batches], across, variant)
     parts = [_token_parts(metric, mb, config, variant) for mb in batches]
     if across in {"token_weighted", "pooled"}:
         total = sum(float(s) for s, _ in parts)
         count = sum(float(c) for _, c in parts)
         return total / max(count, 1.0)
-    values = [float(s) / max(float(c), 1.0) for s, c in parts]
-    return sum(values) if across == "sum" else sum(values) / len(values)
+    return _combine([float(s) / max(float(c), 1.0) for s, c in parts], across, variant)
+
+
+def _combine(values: list[float], across: Across, variant: Variant) -> float:
+    """The per-micro-batch values reduced `across` the step, with the variant's zero cells added."""
+    import statistics
+
+    values = values + [0.0] * variant.unwritten_cells
+    if across == "sum":
+        return sum(values)
+    if across == "micro_var":
+        return statistics.variance(values) if len(values) > 1 else float("nan")
+    return sum(values) / len(values)

@@ -32,16 +32,18 @@ def shortness(completions: list[str], **_kwargs: Any) -> list[float]:
     return [1.0 / (1 + len(text.split())) for text in completions]
 
 
-def tiny_grpo(trainer_class: type, tmp_path: Path, max_steps: int = 3, **overrides: Any) -> Any:
-    from trl import GRPOConfig
-
+def tiny_tokenizer() -> PreTrainedTokenizerFast:
+    """A word-level tokenizer over WORDS (pad 0, BOS 2, EOS 3)."""
     words = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="[UNK]"))
     words.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(
+    return PreTrainedTokenizerFast(
         tokenizer_object=words, pad_token="[PAD]", unk_token="[UNK]", bos_token="[BOS]", eos_token="[EOS]"
     )
-    torch.manual_seed(0)
-    config = LlamaConfig(
+
+
+def tiny_llama_config(**extra: Any) -> LlamaConfig:
+    """A 2-layer Llama of width 16 over WORDS; `extra` adds fields (`num_labels=1` for a value head)."""
+    return LlamaConfig(
         vocab_size=len(WORDS),
         hidden_size=16,
         intermediate_size=32,
@@ -52,7 +54,16 @@ def tiny_grpo(trainer_class: type, tmp_path: Path, max_steps: int = 3, **overrid
         pad_token_id=0,
         bos_token_id=2,
         eos_token_id=EOS,
+        **extra,
     )
+
+
+def tiny_grpo(trainer_class: type, tmp_path: Path, max_steps: int = 3, **overrides: Any) -> Any:
+    from trl import GRPOConfig
+
+    tokenizer = tiny_tokenizer()
+    torch.manual_seed(0)
+    config = tiny_llama_config()
     # saved, then loaded by path: with beta > 0 TRL builds the reference model from the same path
     model_dir = tmp_path / "tiny-llama"
     LlamaForCausalLM(config).save_pretrained(model_dir)

@@ -153,3 +153,25 @@ def test_nan_agrees_only_with_nan() -> None:
     entropy = metrics(capture)["entropy"]
     assert check_value(capture, 0.0, entropy).ok  # TRL: sum / max(1, count) is 0 for an empty mask
     assert masked_mean(torch.ones(2), torch.zeros(2)).isnan()  # the plain reference gives NaN
+
+
+def test_a_grid_variance_over_unwritten_cells_is_named() -> None:
+    """TRL PPO ≤ 1.12's `val/ratio_var` with half its grid left at 0: no factor on the reference gives it."""
+    from metrics_registry.conformance.families.trl_ppo import metrics as ppo_metrics
+    from metrics_registry.conformance.synthetic import synthetic_capture
+
+    spec = {"seed": 112, "micro_batches": 4, "batch": 8, "width": 6, "drift": 0.1, "full_mask": True}
+    capture = synthetic_capture(
+        {
+            **spec,
+            "tensors": ["logprobs", "old_logprobs", "mask"],
+            "layout": {"mini_batches": 2, "grad_accum": 4},
+        }
+    )
+    metric = ppo_metrics(capture)["val/ratio_var"]
+    cells = [float(torch.exp(mb["logprobs"] - mb["old_logprobs"]).mean()) for mb in capture.micro_batches]
+    assert check_value(capture, torch.tensor(cells).var().item(), metric).status == "agrees"
+    diluted = torch.tensor(cells + [0.0] * 4).var().item()  # TRL's grid of 8 cells, 4 never written
+    result = check_value(capture, diluted, metric)
+    assert result.diagnosis == "unwritten_cells", result.line()
+    assert "grid of 8 cells of which 4" in (result.cause() or "")

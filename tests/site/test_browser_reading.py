@@ -114,7 +114,8 @@ def _sections(results: list[dict[str, object]]) -> list[str]:
     return [section for result in results if (section := _section(str(result["href"]))) is not None]
 
 
-# (language, query, what the first three sections found must include)
+# (language, query, what one of the first three sections found must name: with several frameworks'
+# families, "熵" (entropy) finds verl's actor/entropy as well as TRL's entropy)
 TOP_HITS = [
     ("en", "entropy", "entropy"),
     ("en", "kl divergence", "kl"),
@@ -130,7 +131,7 @@ TOP_HITS = [
 @pytest.mark.parametrize(("lang", "query", "expected"), TOP_HITS)
 def test_search_top_hits(page: Page, served: str, lang: str, query: str, expected: str) -> None:
     sections = _sections(_search(page, served, lang, query))
-    assert expected in sections[:3], sections[:10]
+    assert any(expected in section for section in sections[:3]), sections[:10]
 
 
 @pytest.mark.parametrize(

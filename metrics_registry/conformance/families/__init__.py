@@ -21,7 +21,7 @@ from metrics_registry.conformance.metric import Metric
 __all__ = ["FAMILIES", "UnknownFamilyError", "metrics_for"]
 
 #: family id (the registry's) -> module under metrics_registry.conformance.families
-FAMILIES: dict[str, str] = {"grpo": "trl_grpo"}
+FAMILIES: dict[str, str] = {"grpo": "trl_grpo", "ppo": "trl_ppo"}
 
 
 class UnknownFamilyError(ValueError):
