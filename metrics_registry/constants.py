@@ -154,6 +154,7 @@ __all__ = [
     "NEMO_RL_TIMING_TRAIN_OFFLOAD_BEFORE_REFIT",
     "NEMO_RL_TIMING_TRAIN_OVERLONG_FILTER",
     "NEMO_RL_TIMING_TRAIN_POLICY_AND_REFERENCE_LOGPROBS",
+    "NEMO_RL_TIMING_TRAIN_POLICY_OFFLOAD_AFTER_REFIT",
     "NEMO_RL_TIMING_TRAIN_POLICY_TRAINING",
     "NEMO_RL_TIMING_TRAIN_POLICY_TRAINING_PHASE",
     "NEMO_RL_TIMING_TRAIN_PREPARE_FOR_GENERATION_TOTAL",
@@ -165,6 +166,8 @@ __all__ = [
     "NEMO_RL_TIMING_TRAIN_VALID_TOKENS_PER_SEC_PER_GPU",
     "NEMO_RL_TIMING_TRAIN_VALUE_INFERENCE",
     "NEMO_RL_TIMING_TRAIN_VALUE_TRAINING",
+    "NEMO_RL_TIMING_TRAIN_VALUE_TRAINING_PHASE",
+    "NEMO_RL_TIMING_TRAIN_VALUE_TRAINING_PREP",
     "NEMO_RL_TIMING_TRAIN_WEIGHT_SYNC",
     "NEMO_RL_TIMING_VALIDATION_TOTAL_VALIDATION_TIME",
     "NEMO_RL_TRAIN_ADVANTAGES_HISTOGRAM",
@@ -181,8 +184,10 @@ __all__ = [
     "NEMO_RL_TRAIN_BASELINE_REWARD_PCT_MIXED",
     "NEMO_RL_TRAIN_BUFFER_SIZE",
     "NEMO_RL_TRAIN_DRAFT_GRAD_NORM",
+    "NEMO_RL_TRAIN_DRAFT_LOSS",
     "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_DISCARDED_VALID_SAMPLES",
     "NEMO_RL_TRAIN_DYNAMIC_SAMPLING_NUM_GEN_BATCHES",
+    "NEMO_RL_TRAIN_EMPTY_FINAL_ANSWER_RATE",
     "NEMO_RL_TRAIN_FILTERED_REWARD",
     "NEMO_RL_TRAIN_GENERATION_LOGGER_METRICS",
     "NEMO_RL_TRAIN_GEN_KL_ERROR",
@@ -190,6 +195,7 @@ __all__ = [
     "NEMO_RL_TRAIN_GLOBAL_VALID_SEQS",
     "NEMO_RL_TRAIN_GLOBAL_VALID_TOKS",
     "NEMO_RL_TRAIN_GRAD_NORM",
+    "NEMO_RL_TRAIN_HISTOGRAM_NAME",
     "NEMO_RL_TRAIN_INVALID_TOOL_CALL_RATE",
     "NEMO_RL_TRAIN_IS_OOB_RATIO",
     "NEMO_RL_TRAIN_JS_DIVERGENCE_ERROR",
@@ -197,6 +203,7 @@ __all__ = [
     "NEMO_RL_TRAIN_LOSS",
     "NEMO_RL_TRAIN_LR",
     "NEMO_RL_TRAIN_MALFORMED_THINKING_RATE",
+    "NEMO_RL_TRAIN_MALFORMED_THINK_TAG_RATE",
     "NEMO_RL_TRAIN_MASKED_CORRECT_PCT",
     "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_SAMPLE",
     "NEMO_RL_TRAIN_MAX_GEN_TOKENS_PER_TURN_STAT",
@@ -215,6 +222,11 @@ __all__ = [
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
     "NEMO_RL_TRAIN_MIN_TOTAL_REWARD",
+    "NEMO_RL_TRAIN_MOE_AUX_LOSS",
+    "NEMO_RL_TRAIN_MOE_MOE_AUX_LOSS_LAYER_LAYER",
+    "NEMO_RL_TRAIN_MTP_GRAD_NORM",
+    "NEMO_RL_TRAIN_MTP_MTP_LAYER_ACCEPTANCE_RATE",
+    "NEMO_RL_TRAIN_MTP_MTP_LAYER_LOSS",
     "NEMO_RL_TRAIN_NATURAL_TERMINATION_RATE",
     "NEMO_RL_TRAIN_NUM_ASSISTANT_MESSAGES",
     "NEMO_RL_TRAIN_NUM_INVALID_TOOL_CALLS",
@@ -230,6 +242,7 @@ __all__ = [
     "NEMO_RL_TRAIN_PROBS_RATIO_CLAMPED_MIN",
     "NEMO_RL_TRAIN_PROBS_RATIO_MAX",
     "NEMO_RL_TRAIN_PROBS_RATIO_MIN",
+    "NEMO_RL_TRAIN_REASONING_EQUAL_TO_FINAL_ANSWER_RATE",
     "NEMO_RL_TRAIN_REWARD",
     "NEMO_RL_TRAIN_SAMPLING_IMPORTANCE_RATIO",
     "NEMO_RL_TRAIN_TIMING_ROLLOUT_NAME",
@@ -238,8 +251,11 @@ __all__ = [
     "NEMO_RL_TRAIN_TOTAL_REWARD_STAT",
     "NEMO_RL_TRAIN_TOTAL_TOKENS_PER_SAMPLE_STAT",
     "NEMO_RL_TRAIN_TOTAL_TURNS",
+    "NEMO_RL_TRAIN_TRAJECTORY_DURATION_S",
+    "NEMO_RL_TRAIN_TRAJECTORY_DURATION_S_STAT",
     "NEMO_RL_TRAIN_TRUNCATION_RATE",
     "NEMO_RL_TRAIN_TURNS_PER_SAMPLE_STAT",
+    "NEMO_RL_TRAIN_UNWANTED_TOKEN_RATE",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_LENGTH",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION",
@@ -315,12 +331,14 @@ __all__ = [
     "VERL_ACTOR_KL_LOSS",
     "VERL_ACTOR_LOSS",
     "VERL_ACTOR_LR",
+    "VERL_ACTOR_MTP_LOSSES_NAME",
     "VERL_ACTOR_PG_CLIPFRAC",
     "VERL_ACTOR_PG_CLIPFRAC_LOWER",
     "VERL_ACTOR_PG_LOSS",
     "VERL_ACTOR_PPO_KL",
     "VERL_ACTOR_REWARD_KL_PENALTY",
     "VERL_ACTOR_REWARD_KL_PENALTY_COEFF",
+    "VERL_CHECKPOINT_ENGINE_NAME",
     "VERL_CRITIC_ADVANTAGES_MAX",
     "VERL_CRITIC_ADVANTAGES_MEAN",
     "VERL_CRITIC_ADVANTAGES_MIN",
@@ -343,6 +361,7 @@ __all__ = [
     "VERL_CRITIC_VF_EXPLAINED_VAR",
     "VERL_CRITIC_VF_LOSS",
     "VERL_CRITIC_VPRED_MEAN",
+    "VERL_GDPO_REWARD_KEY_STAT",
     "VERL_GLOBAL_SEQLEN_BALANCED_MAX",
     "VERL_GLOBAL_SEQLEN_BALANCED_MIN",
     "VERL_GLOBAL_SEQLEN_MAX",
@@ -405,16 +424,22 @@ __all__ = [
     "VERL_ROLLOUT_CORR_ROLLOUT_LOG_PPL",
     "VERL_ROLLOUT_CORR_ROLLOUT_PPL",
     "VERL_ROLLOUT_CORR_ROLLOUT_RS_MASKED_FRACTION",
+    "VERL_ROLLOUT_CORR_ROLLOUT_RS_OPTION_STAT",
     "VERL_ROLLOUT_CORR_ROLLOUT_RS_SEQ_MASKED_FRACTION",
     "VERL_ROLLOUT_CORR_TRAINING_LOG_PPL",
     "VERL_ROLLOUT_CORR_TRAINING_PPL",
     "VERL_ROLLOUT_SPEC_ACCEPT_LENGTH",
     "VERL_ROLLOUT_SPEC_ACCEPT_RATE",
+    "VERL_SEPARATE_ASYNC_DECISION_NAME",
+    "VERL_SEPARATE_ASYNC_SWITCH_NAME",
     "VERL_TIMING_PER_TOKEN_MS_STAGE",
     "VERL_TIMING_S_AGENT_LOOP_PHASE_STAT",
     "VERL_TIMING_S_GEN",
     "VERL_TIMING_S_STAGE",
     "VERL_TIMING_S_STEP",
+    "VERL_TOOL_CALL_COUNTS_MAX",
+    "VERL_TOOL_CALL_COUNTS_MEAN",
+    "VERL_TOOL_CALL_COUNTS_MIN",
     "VERL_TRAINING_EPOCH",
     "VERL_TRAINING_GLOBAL_STEP",
     "VERL_TRAINING_OFF_POLICY_TRAJECTORY_SPANS_STAT",
@@ -1196,12 +1221,49 @@ NEMO_RL_CRITIC_LR: Final = "critic/lr"
 #: batch of the step (Megatron).
 NEMO_RL_TRAIN_DRAFT_GRAD_NORM: Final = "train/draft_grad_norm"
 
+#: Soft cross-entropy of the speculative-decoding draft model trained next to the policy, per valid token
+#: of each global batch, averaged over the global batches of the step.
+NEMO_RL_TRAIN_DRAFT_LOSS: Final = "train/draft_loss"
+
+#: One auxiliary loss of a mixture-of-experts policy's router (e.g. `load_balancing_loss`), averaged over
+#: the micro-batches of the step and over the MoE layers (Megatron).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_MOE_AUX_LOSS: Final = "train/moe/{aux_loss}"
+
+#: One layer's value of a router auxiliary loss, scaled by 1 / (micro-batches of the step), logged with
+#: `megatron_cfg.moe_per_layer_logging`.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_MOE_MOE_AUX_LOSS_LAYER_LAYER: Final = "train/moe/moe/{aux_loss}_layer_{layer}"
+
+#: Loss of the multi-token-prediction (MTP) head numbered from 1, averaged over the micro-batches of the
+#: step (Megatron).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_MTP_MTP_LAYER_LOSS: Final = "train/mtp/mtp_{layer}_loss"
+
+#: Percentage of the positions where the MTP head numbered from 1 predicted the right token, over the step
+#: (Megatron).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_MTP_MTP_LAYER_ACCEPTANCE_RATE: Final = "train/mtp/mtp_{layer}_acceptance_rate"
+
+#: Norm of the gradient of the multi-token-prediction heads when they are trained detached from the policy
+#: (`mtp_detach_heads`), at the last optimizer step.
+NEMO_RL_TRAIN_MTP_GRAD_NORM: Final = "train/mtp/grad_norm"
+
 #: Number of trajectory groups in async GRPO's replay buffer when the step's batch was sampled.
 NEMO_RL_TRAIN_BUFFER_SIZE: Final = "train/buffer_size"
 
 #: Current weight version minus the mean weight version that generated the trajectories of the step, in
 #: steps.
 NEMO_RL_TRAIN_AVG_TRAJECTORY_AGE: Final = "train/avg_trajectory_age"
+
+#: Seconds from the start of a trajectory group's generation until it entered the replay buffer, averaged
+#: over the groups the step trained on.
+NEMO_RL_TRAIN_TRAJECTORY_DURATION_S: Final = "train/trajectory_duration_s"
+
+#: `max`: the longest collection time of the step's trajectory groups; `p95`: the sorted value at index
+#: min(floor(0.95·n), n − 1).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_TRAJECTORY_DURATION_S_STAT: Final = "train/trajectory_duration_s/{stat}"
 
 #: Seconds the trainer waited for trajectories in the step, i.e. the part of generation not hidden behind
 #: training.
@@ -1225,6 +1287,19 @@ NEMO_RL_TIMING_TRAIN_VALUE_INFERENCE: Final = "timing/train/value_inference"
 
 #: Seconds the PPO step spent training the value model, summed over the PPO epochs.
 NEMO_RL_TIMING_TRAIN_VALUE_TRAINING: Final = "timing/train/value_training"
+
+#: Seconds the PPO step spent moving the value model and its optimizer state back to the GPUs before each
+#: of its training passes, summed over the PPO epochs.
+NEMO_RL_TIMING_TRAIN_VALUE_TRAINING_PREP: Final = "timing/train/value_training_prep"
+
+#: Seconds the value model's train call spent in one phase, `sharding_data` (splitting the batch over the
+#: data-parallel workers) or `submit_training_futures` (starting the workers), summed over the PPO epochs.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TIMING_TRAIN_VALUE_TRAINING_PHASE: Final = "timing/train/value_training/{phase}"
+
+#: Seconds the PPO step spent moving the policy to CPU memory after sending its weights to a non-colocated
+#: inference engine, so the value model can use the training GPUs.
+NEMO_RL_TIMING_TRAIN_POLICY_OFFLOAD_AFTER_REFIT: Final = "timing/train/policy_offload_after_refit"
 
 #: Seconds spent setting up one component before training (e.g. vllm_init_time_s, policy_init_time_s,
 #: total_setup_time_s), logged once at step 0.
@@ -1328,6 +1403,11 @@ NEMO_RL_EFFICIENCY_NAME: Final = "efficiency/{name}"
 #: inflight_batch_sizes and num_pending_samples), possibly empty.
 NEMO_RL_TRAIN_GENERATION_LOGGER_METRICS: Final = "train/generation_logger_metrics"
 
+#: The list of token counts of every turn of every sample in the step's rollouts: `gen_tokens_length`
+#: (tokens generated), `input_tokens_length` (tokens fed to the engine) or `total_tokens_length` (both).
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_HISTOGRAM_NAME: Final = "train/histogram/{name}"
+
 #: Invalid tool calls divided by the generated assistant messages of the batch, counted when
 #: invalid_tool_call_advantage is set.
 NEMO_RL_TRAIN_INVALID_TOOL_CALL_RATE: Final = "train/invalid_tool_call_rate"
@@ -1345,6 +1425,23 @@ NEMO_RL_TRAIN_NUM_MALFORMED_THINKING: Final = "train/num_malformed_thinking"
 #: Number of generated assistant messages in the step's training batch, the denominator of the penalty
 #: rates.
 NEMO_RL_TRAIN_NUM_ASSISTANT_MESSAGES: Final = "train/num_assistant_messages"
+
+#: Fraction of the NeMo-Gym rollouts whose final answer repeats the text of the reasoning item before it
+#: word for word, which sets their reward to 0.
+NEMO_RL_TRAIN_REASONING_EQUAL_TO_FINAL_ANSWER_RATE: Final = "train/reasoning_equal_to_final_answer_rate"
+
+#: Fraction of the NeMo-Gym rollouts with no final message or an empty one (not counting a rollout that
+#: ends in a tool call), whose reward is then set to 0.
+NEMO_RL_TRAIN_EMPTY_FINAL_ANSWER_RATE: Final = "train/empty_final_answer_rate"
+
+#: Fraction of the NeMo-Gym rollouts that generated one of the configured unwanted token ids anywhere in
+#: an assistant turn, whose reward is then set to 0.
+NEMO_RL_TRAIN_UNWANTED_TOKEN_RATE: Final = "train/unwanted_token_rate"
+
+#: Fraction of the NeMo-Gym rollouts with malformed think tags (an opening tag generated, or a number of
+#: closing tags other than the prompt's thinking mode expects, by token id or spelled out), whose reward
+#: is then set to 0.
+NEMO_RL_TRAIN_MALFORMED_THINK_TAG_RATE: Final = "train/malformed_think_tag_rate"
 
 #: The value model's per-global-batch count of valid tokens, averaged over micro-batch entries; not the
 #: step's total.
@@ -1644,6 +1741,11 @@ VERL_ACTOR_GRAD_NORM: Final = "actor/grad_norm"
 #: the next step will use.
 VERL_ACTOR_LR: Final = "actor/lr"
 
+#: The loss of one multi-token-prediction (MTP) layer of a Megatron actor, named after Megatron's tracker
+#: (e.g. `mtp_1_loss`), averaged over the mini-batches of the step.
+#: Templated: fill the placeholders with str.format().
+VERL_ACTOR_MTP_LOSSES_NAME: Final = "actor/mtp_losses/{name}"
+
 #: Mean over sequences of the per-sequence token mean of the in-reward KL estimate between pi_old and the
 #: reference model, logged with use_kl_in_reward.
 VERL_ACTOR_REWARD_KL_PENALTY: Final = "actor/reward_kl_penalty"
@@ -1784,6 +1886,18 @@ VERL_NUM_TURNS_MAX: Final = "num_turns/max"
 
 #: Smallest number of chat messages of a sample of the batch.
 VERL_NUM_TURNS_MIN: Final = "num_turns/min"
+
+#: Mean over the samples of the train batch of the number of tool calls each made, when the batch carries
+#: a `tool_call_counts` field.
+VERL_TOOL_CALL_COUNTS_MEAN: Final = "tool_call_counts/mean"
+
+#: Largest per-sample number of tool calls in the train batch, when the batch carries a `tool_call_counts`
+#: field.
+VERL_TOOL_CALL_COUNTS_MAX: Final = "tool_call_counts/max"
+
+#: Smallest per-sample number of tool calls in the train batch, when the batch carries a
+#: `tool_call_counts` field.
+VERL_TOOL_CALL_COUNTS_MIN: Final = "tool_call_counts/min"
 
 #: Smallest per-rank total of prompt and response tokens when the batch is cut into equal contiguous
 #: chunks in its original order, before sequence-length balancing.
@@ -2054,12 +2168,33 @@ VERL_PARTITION_FILTER_GROUPS_DISCARDED_SURPLUS_SAMPLES: Final = (
 #: Templated: fill the placeholders with str.format().
 VERL_PARTITION_ROLLOUT_FAILURE_EVICTED_SAMPLES: Final = "{partition}/rollout_failure/evicted_samples"
 
+#: The state behind lending idle trainer GPUs to generation in the V1 `separate_async` mode:
+#: `threshold_ratio`, `wait_samples` or `idle`.
+#: Templated: fill the placeholders with str.format().
+VERL_SEPARATE_ASYNC_SWITCH_NAME: Final = "separate_async/switch/{name}"
+
+#: The inputs and outcome of the end-of-step decision to lend the hybrid trainer GPUs to generation (V1
+#: `separate_async` mode), e.g. `should_switch_to_rollout` (1 or 0).
+#: Templated: fill the placeholders with str.format().
+VERL_SEPARATE_ASYNC_DECISION_NAME: Final = "separate_async/decision/{name}"
+
+#: What the `delta_sharded` checkpoint engine sent to the standalone rollout engine at the step's weight
+#: sync: `changed_ratio` (share of the weights that changed), `changed_elems`, `payload_mbytes` (MiB on
+#: the wire) and `flushes`.
+#: Templated: fill the placeholders with str.format().
+VERL_CHECKPOINT_ENGINE_NAME: Final = "checkpoint_engine/{name}"
+
 #: Mean over generation requests of accepted draft tokens divided by proposed draft tokens, with MTP
 #: speculative decoding in the rollout engine.
 VERL_ROLLOUT_SPEC_ACCEPT_RATE: Final = "rollout/spec_accept_rate"
 
 #: Mean over generation requests of one plus the accepted draft tokens per verification step.
 VERL_ROLLOUT_SPEC_ACCEPT_LENGTH: Final = "rollout/spec_accept_length"
+
+#: Mean, standard deviation, maximum or minimum over the samples of the train batch of one reward
+#: component that GDPO normalizes on its own.
+#: Templated: fill the placeholders with str.format().
+VERL_GDPO_REWARD_KEY_STAT: Final = "gdpo/{reward_key}/{stat}"
 
 #: Fraction of the valid response tokens that rollout rejection sampling removed from the loss, all
 #: rollout_rs options together.
@@ -2068,3 +2203,8 @@ VERL_ROLLOUT_CORR_ROLLOUT_RS_MASKED_FRACTION: Final = "rollout_corr/rollout_rs_m
 #: Fraction of the rows of the batch with at least one valid response token removed by rollout rejection
 #: sampling.
 VERL_ROLLOUT_CORR_ROLLOUT_RS_SEQ_MASKED_FRACTION: Final = "rollout_corr/rollout_rs_seq_masked_fraction"
+
+#: One statistic of the divergence one `rollout_rs` option tests, logged as `rollout_rs_<option>_<stat>`
+#: (e.g. `rollout_rs_token_k1_mean`, `rollout_rs_seq_mean_k3_masked_fraction`).
+#: Templated: fill the placeholders with str.format().
+VERL_ROLLOUT_CORR_ROLLOUT_RS_OPTION_STAT: Final = "rollout_corr/rollout_rs_{option_stat}"

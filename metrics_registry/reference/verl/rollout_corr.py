@@ -28,6 +28,7 @@ __all__ = [
     "importance_weight_metrics",
     "offpolicy_metrics",
     "rejection_masked_fractions",
+    "rejection_option_metrics",
     "rollout_probs_diff_metrics",
 ]
 
@@ -273,3 +274,117 @@ def rejection_masked_fractions(response_mask: torch.Tensor, keep_mask: torch.Ten
         "rollout_corr/rollout_rs_masked_fraction": float(verl_masked_mean(rejected.double(), mask)),
         "rollout_corr/rollout_rs_seq_masked_fraction": float(rejected.any(dim=-1).double().mean()),
     }
+
+
+_RS_OPTIONS = frozenset(
+    {f"token_k{k}" for k in (1, 2, 3)}
+    | {f"seq_{how}_k{k}" for how in ("sum", "mean") for k in (1, 2, 3)}
+    | {f"seq_max_k{k}" for k in (2, 3)}
+)
+
+
+def _rs_bounds(option: str, threshold: str | float) -> tuple[float, float | None]:
+    """(upper, lower) of one option in the units its statistic is compared in.
+
+    A k1 option compares $-\\log\\rho$ with the logs of a ratio band ``"lower_upper"``
+    (one number means lower = 1/upper); the others compare with one upper bound.
+    """
+    if not option.endswith("k1"):
+        return float(threshold), None
+    text = str(threshold)
+    upper = float(text.split("_", 1)[1]) if "_" in text else float(text)
+    lower = float(text.split("_", 1)[0]) if "_" in text else 1.0 / upper
+    return math.log(upper), math.log(lower)
+
+
+def rejection_option_metrics(
+    old_log_probs: torch.Tensor,
+    rollout_log_probs: torch.Tensor,
+    response_mask: torch.Tensor,
+    option: str = "token_k1",
+    threshold: str | float = "0.5_2.0",
+) -> dict[str, float]:
+    r"""`rollout_corr/rollout_rs_<option>_*`: the statistics of one rejection-sampling option.
+
+    Written from `compute_rollout_rejection_mask` and `compute_rs_metrics`
+    (`verl/trainer/ppo/rollout_corr_helper.py:197-519@1dda039`). Per token, with
+    $x = \operatorname{clamp}(\log\pi_{\text{old}} - \log\pi_{\text{rollout}}, \pm 20)$:
+    k1 $= -x$, k2 $= x^2/2$, k3 $= e^x - 1 - x$. A `token_*` option rejects
+    tokens whose value leaves the band; a `seq_sum_*`, `seq_mean_*` or `seq_max_*`
+    option sums, averages or maximises the token values of each sequence and
+    rejects whole sequences. Statistics: `mean` (token-weighted over valid tokens,
+    a sequence value counted once per token), `max`/`min` (over tokens, or over
+    sequences for sequence options), `fraction_high`/`fraction_low` (share above the
+    upper / below the lower bound; `fraction_low` is 0 unless the option is k1),
+    `std` (of the values clamped to the band), `seq_*` (over sequences with a valid
+    token; `seq_fraction_low` only for k1), `masked_fraction` (rejected share of the
+    valid tokens) and `seq_masked_fraction` (rejected share of the sequences with a
+    valid token).
+
+    Args:
+        old_log_probs: `(B, T)` $\log\pi_{\text{old}}$.
+        rollout_log_probs: `(B, T)` $\log\pi_{\text{rollout}}$.
+        response_mask: `(B, T)` valid tokens (at least one).
+        option: one of verl's `rollout_rs` options, e.g. `token_k1` or `seq_mean_k3`.
+        threshold: its `rollout_rs_threshold` entry: a ratio band `"lower_upper"` (or one
+            upper ratio) for k1 options, an upper bound of the divergence otherwise.
+
+    Returns:
+        A dict with the option's `rollout_corr/rollout_rs_<option>_*` keys.
+    """
+    if option not in _RS_OPTIONS:
+        raise ValueError(f"unknown rollout_rs option {option!r}; one of {sorted(_RS_OPTIONS)}")
+    mask = as_bool_mask(response_mask)
+    x = torch.clamp(as_float(old_log_probs) - as_float(rollout_log_probs), -_SAFETY_BOUND, _SAFETY_BOUND)
+    token = {"k1": -x, "k2": 0.5 * x**2, "k3": torch.exp(x) - 1.0 - x}[option[-2:]]
+    upper, lower = _rs_bounds(option, threshold)
+    if option.startswith("token_"):
+        stat, seq_values = token, verl_masked_mean(token, mask, dim=-1)
+    else:
+        if option.startswith("seq_sum"):
+            seq_values = masked_sum(token, mask, dim=-1)
+        elif option.startswith("seq_mean"):
+            seq_values = verl_masked_mean(token, mask, dim=-1)
+        else:
+            highest = token.masked_fill(~mask, float("-inf")).max(dim=-1).values
+            seq_values = torch.where(torch.isinf(highest), torch.zeros_like(highest), highest)
+        stat = seq_values.unsqueeze(-1).expand_as(token)
+    keep = (stat <= upper) & (stat >= lower if lower is not None else torch.ones_like(mask))
+    valid_rows = mask.any(dim=-1)
+    rows = seq_values[valid_rows]
+    sequence = not option.startswith("token_")
+    floor = lower if lower is not None else 0.0
+    out: dict[str, float] = {"mean": float(verl_masked_mean(stat, mask))}
+    if sequence and rows.numel():
+        out["max"], out["min"] = float(rows.max()), float(rows.min())
+        out["fraction_high"] = float((rows > upper).double().mean())
+        out["fraction_low"] = float((rows < lower).double().mean()) if lower is not None else 0.0
+    else:
+        out["max"] = float(stat.masked_fill(~mask, float("-inf")).max())
+        out["min"] = float(stat.masked_fill(~mask, float("inf")).min())
+        out["fraction_high"] = float(verl_masked_mean((stat > upper).double(), mask))
+        out["fraction_low"] = (
+            float(verl_masked_mean((stat < lower).double(), mask)) if lower is not None else 0.0
+        )
+    clamped = stat.clamp(min=floor, max=upper)
+    variance = verl_masked_mean(clamped.square(), mask) - verl_masked_mean(clamped, mask).square()
+    out["std"] = float(torch.sqrt(variance.clamp(min=0.0))) if mask.sum() > 1 else 0.0
+    if rows.numel():
+        out["seq_mean"], out["seq_max"], out["seq_min"] = (
+            float(rows.mean()),
+            float(rows.max()),
+            float(rows.min()),
+        )
+        out["seq_std"] = float(rows.std()) if rows.numel() > 1 else 0.0
+        out["seq_max_deviation"] = float(rows.abs().max())
+        out["seq_fraction_high"] = float((rows > upper).double().mean())
+        if lower is not None:
+            out["seq_fraction_low"] = float((rows < lower).double().mean())
+    else:
+        out.update(dict.fromkeys(("seq_mean", "seq_std", "seq_max", "seq_min"), 0.0))
+        out.update(dict.fromkeys(("seq_max_deviation", "seq_fraction_high", "seq_fraction_low"), 0.0))
+    rejected = ~keep & mask
+    out["masked_fraction"] = float(verl_masked_mean(rejected.double(), mask))
+    hit_rows = rejected.any(dim=-1) & valid_rows
+    out["seq_masked_fraction"] = float(hit_rows.sum() / valid_rows.sum()) if valid_rows.any() else 0.0
+    return {f"rollout_corr/rollout_rs_{option}_{name}": value for name, value in out.items()}

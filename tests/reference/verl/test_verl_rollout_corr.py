@@ -85,3 +85,65 @@ def test_rejection_totals_match_verl() -> None:
     assert ours["rollout_corr/rollout_rs_masked_fraction"] == pytest.approx(masked)
     assert ours["rollout_corr/rollout_rs_seq_masked_fraction"] == pytest.approx(seq)
     assert ours["rollout_corr/rollout_rs_seq_masked_fraction"] == pytest.approx(1 / 3)  # all rows count
+
+
+# Log-ratios x = log π_old − log π_rollout of two sequences (the second has one valid token),
+# checked against values worked out by hand from verl's definitions (no port of verl's code).
+_MASK = torch.tensor([[True, True, True], [True, False, False]])
+
+
+def _old_rollout() -> tuple[torch.Tensor, torch.Tensor]:
+    old = torch.tensor([[0.0, 1.0, -1.0], [0.5, 9.0, 9.0]], dtype=torch.float64) - 2.0
+    return old, torch.full((2, 3), -2.0, dtype=torch.float64)
+
+
+def test_token_k1_rejection_statistics_by_hand() -> None:
+    old, rollout = _old_rollout()
+    got = rollout_corr.rejection_option_metrics(old, rollout, _MASK, option="token_k1", threshold="0.5_2.0")
+    got = {key.removeprefix("rollout_corr/rollout_rs_token_k1_"): value for key, value in got.items()}
+    band = math.log(2.0)  # k1 = −x kept in [ln 0.5, ln 2]: tokens 0 and −0.5 kept, −1 and 1 rejected
+    clamped = [0.0, -band, band, -0.5]
+    mean_c = sum(clamped) / 4
+    expected = {
+        "mean": -0.125,
+        "max": 1.0,
+        "min": -1.0,
+        "fraction_high": 0.25,
+        "fraction_low": 0.25,
+        "std": math.sqrt(sum(c * c for c in clamped) / 4 - mean_c**2),
+        "seq_mean": -0.25,
+        "seq_std": math.sqrt(0.125),
+        "seq_max": 0.0,
+        "seq_min": -0.5,
+        "seq_max_deviation": 0.5,
+        "seq_fraction_high": 0.0,
+        "seq_fraction_low": 0.0,
+        "masked_fraction": 0.5,
+        "seq_masked_fraction": 0.5,
+    }
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert math.isclose(got[key], value, rel_tol=1e-7, abs_tol=1e-9), key  # verl's means add 1e-8
+
+
+def test_seq_mean_k3_rejects_whole_sequences_by_hand() -> None:
+    old, rollout = _old_rollout()
+    got = rollout_corr.rejection_option_metrics(old, rollout, _MASK, option="seq_mean_k3", threshold=0.2)
+    got = {key.removeprefix("rollout_corr/rollout_rs_seq_mean_k3_"): value for key, value in got.items()}
+    row0 = (0.0 + (math.e - 2.0) + math.exp(-1.0)) / 3  # mean of e^x − 1 − x over the first sequence
+    row1 = math.exp(0.5) - 1.5
+    assert "seq_fraction_low" not in got  # only k1 options have a lower bound
+    close = {"rel_tol": 1e-7}  # verl's means divide by count + 1e-8
+    assert math.isclose(got["mean"], (3 * row0 + row1) / 4, **close)  # a sequence value counts once per token
+    assert math.isclose(got["max"], row0, **close) and math.isclose(got["min"], row1, **close)
+    assert got["fraction_high"] == 0.5 and got["fraction_low"] == 0.0  # over sequences: plain means
+    assert math.isclose(got["masked_fraction"], 0.75, **close) and got["seq_masked_fraction"] == 0.5
+    clamped = [0.2, 0.2, 0.2, row1]
+    mean_c = sum(clamped) / 4
+    assert math.isclose(got["std"], math.sqrt(sum(c * c for c in clamped) / 4 - mean_c**2), rel_tol=1e-6)
+
+
+def test_an_unknown_rejection_option_is_refused() -> None:
+    old, rollout = _old_rollout()
+    with pytest.raises(ValueError, match="seq_max_k1"):
+        rollout_corr.rejection_option_metrics(old, rollout, _MASK, option="seq_max_k1", threshold=0.2)
