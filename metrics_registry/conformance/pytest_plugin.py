@@ -8,6 +8,9 @@ def test_my_trainer_logs_conform(metrics_conformance, tmp_path):
         metrics_conformance.assert_conforms(capture, logged, family="grpo")
 ```
 
+For TRL's `PPOTrainer` (up to TRL 1.12), `capturing` gives the PPO adapter; check with
+`family="ppo"`.
+
 pytest loads this module in every run of a project that installs the
 package, so it imports nothing but pytest at load time; torch, the registry
 and TRL are imported when a test calls the fixture's methods.
@@ -51,7 +54,12 @@ class Conformance:
 
     @staticmethod
     def capturing(trainer_class: type) -> type:
-        """`conformance.trl_adapter.capturing`: a GRPOTrainer subclass that captures its steps."""
+        """A subclass of a TRL trainer that captures its steps: the PPO adapter for a `PPOTrainer`
+        (TRL ≤ 1.12; check with `family="ppo"`), else the `GRPOTrainer` one."""
+        if any(base.__name__ == "PPOTrainer" for base in trainer_class.__mro__):
+            from metrics_registry.conformance.trl_ppo_adapter import capturing as ppo_capturing
+
+            return ppo_capturing(trainer_class)
         from metrics_registry.conformance.trl_adapter import capturing
 
         return capturing(trainer_class)

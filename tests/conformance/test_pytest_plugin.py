@@ -57,3 +57,25 @@ def test_the_fixture_fails_a_test_on_a_wrong_metric_and_names_the_cause(pytester
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*entropy: logged *sign_flipped: the sign is flipped*"])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_capturing_picks_the_adapter_of_the_trainer() -> None:
+    """A PPOTrainer (or a subclass) gets the PPO adapter, anything else the GRPO one."""
+    from metrics_registry.conformance import trl_adapter, trl_ppo_adapter
+    from metrics_registry.conformance.pytest_plugin import Conformance
+
+    class PPOTrainer:  # stands for trl.experimental.ppo.PPOTrainer: only the name is read
+        pass
+
+    class MyPPOTrainer(PPOTrainer):
+        pass
+
+    class GRPOTrainer:
+        pass
+
+    ppo = Conformance.capturing(MyPPOTrainer)
+    grpo = Conformance.capturing(GRPOTrainer)
+    assert issubclass(ppo, MyPPOTrainer)
+    assert issubclass(grpo, GRPOTrainer)
+    assert ppo.train.__module__ == trl_ppo_adapter.__name__
+    assert grpo.__init__.__module__ == trl_adapter.__name__
