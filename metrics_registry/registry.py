@@ -106,12 +106,16 @@ def anchor(key: str) -> str:
     """The page anchor of a metric: stable, the same in every language.
 
     Lower case; every run of characters other than `a-z`, `0-9` and
-    `_` becomes one `-`.
+    `_` becomes one `-`, and no `_` starts or ends a part between two `-`:
+    the pages write anchors in attr_list (`{ #id }`), which Markdown reads
+    as text first, and `-_layer_-` there became emphasis and lost the id.
 
     >>> anchor("objective/kl")
     'objective-kl'
     >>> anchor("rewards/{reward_func_name}/mean")
     'rewards-reward_func_name-mean'
+    >>> anchor("train/moe/moe/{aux_loss}_layer_{layer}")
+    'train-moe-moe-aux_loss-layer-layer'
     """
     out: list[str] = []
     for char in key.lower():
@@ -119,7 +123,8 @@ def anchor(key: str) -> str:
             out.append(char)
         elif out and out[-1] != "-":
             out.append("-")
-    return "".join(out).strip("-")
+    parts = (part.strip("_") for part in "".join(out).split("-"))
+    return "-".join(part for part in parts if part)
 
 
 @dataclass(frozen=True)
