@@ -34,31 +34,39 @@ from typing import Any
 
 from metrics_registry.conformance.capture import Layout, MicroBatch, StepCapture
 
-__all__ = ["capturing"]
+__all__ = ["capturing", "log_pairing_callback"]
 
 
 def _cpu(tensor: Any) -> Any:
     return None if tensor is None else tensor.detach().to("cpu").clone()
 
 
-def capturing(trainer_class: type) -> type:
-    """A subclass of `trainer_class` (a `GRPOTrainer`) that fills `conformance_steps` with (capture, logs)."""
-    import torch
+def log_pairing_callback() -> type:
+    """A `TrainerCallback` class that pairs the capture a trainer finished (`_mr_ready`) with the
+    next logs, into `conformance_steps`; both TRL adapters use it (transformers imported here)."""
     from transformers import TrainerCallback
 
-    class _PairWithLogs(TrainerCallback):
+    class PairWithLogs(TrainerCallback):
         def __init__(self, trainer: Any) -> None:
             self.trainer = trainer
-
-        def on_pre_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-            if self.trainer._mr_grads is None:
-                self.trainer._mr_record_grads(kwargs.get("model") or self.trainer.model)
 
         def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
             ready = self.trainer._mr_ready
             if ready is not None and logs is not None:
                 self.trainer.conformance_steps.append((ready, dict(logs)))
                 self.trainer._mr_ready = None
+
+    return PairWithLogs
+
+
+def capturing(trainer_class: type) -> type:
+    """A subclass of `trainer_class` (a `GRPOTrainer`) that fills `conformance_steps` with (capture, logs)."""
+    import torch
+
+    class _PairWithLogs(log_pairing_callback()):  # type: ignore[misc]
+        def on_pre_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            if self.trainer._mr_grads is None:
+                self.trainer._mr_record_grads(kwargs.get("model") or self.trainer.model)
 
     class Capturing(trainer_class):  # type: ignore[misc, valid-type]
         def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -40,6 +40,7 @@ from types import FrameType
 from typing import Any
 
 from metrics_registry.conformance.capture import CaptureError, Layout, MicroBatch, StepCapture
+from metrics_registry.conformance.trl_adapter import _cpu, log_pairing_callback
 
 __all__ = ["capturing"]
 
@@ -49,10 +50,6 @@ MICRO_LOCALS = (
     "padding_mask_p1", "micro_batch_inds", "context_length", "ppo_epoch_idx", "minibatch_idx",
 )  # fmt: skip
 ROLLOUT_LOCALS = ("logprobs", "ref_logprobs", "padding_mask", "scores", "contain_eos_token", "responses")
-
-
-def _cpu(tensor: Any) -> Any:
-    return tensor.detach().to("cpu").clone()
 
 
 def _locals(frame: FrameType | None, names: tuple[str, ...]) -> dict[str, Any]:
@@ -71,17 +68,8 @@ def _locals(frame: FrameType | None, names: tuple[str, ...]) -> dict[str, Any]:
 def capturing(trainer_class: type) -> type:
     """A subclass of `trainer_class` (a `PPOTrainer`) that fills `conformance_steps` with (capture, logs)."""
     import torch
-    from transformers import TrainerCallback
 
-    class _PairWithLogs(TrainerCallback):
-        def __init__(self, trainer: Any) -> None:
-            self.trainer = trainer
-
-        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
-            ready = self.trainer._mr_ready
-            if ready is not None and logs is not None:
-                self.trainer.conformance_steps.append((ready, dict(logs)))
-                self.trainer._mr_ready = None
+    _PairWithLogs = log_pairing_callback()
 
     class Capturing(trainer_class):  # type: ignore[misc, valid-type]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
