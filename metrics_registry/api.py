@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from metrics_registry.config import builtin_paths, configured_paths
+from metrics_registry.config import registry_paths
 from metrics_registry.findings import Finding
 from metrics_registry.registry import Entry, Registry, RegistryError
 
@@ -35,25 +34,6 @@ class InvalidRegistryError(RegistryError):
         more = f" (and {len(errors) - 1} more; run 'metrics-registry validate')" if len(errors) > 1 else ""
         super().__init__(f"{first}{more}")
         self.findings = findings
-
-
-def registry_paths(
-    extra_paths: PathOrPaths = (),
-    *,
-    include_configured: bool = False,
-    builtin: bool = True,
-) -> list[Path]:
-    """Built-in files, then configured extras, then `extra_paths`, without repeats."""
-    if isinstance(extra_paths, str | os.PathLike):  # one path, not an iterable of its characters
-        extra_paths = [extra_paths]
-    paths = list(builtin_paths()) if builtin else []
-    if include_configured:
-        paths.extend(configured_paths())
-    paths.extend(Path(p) for p in extra_paths)
-    unique: dict[Path, None] = {}
-    for path in paths:
-        unique.setdefault(path.resolve(), None)
-    return list(unique)
 
 
 def _build(files: list[LoadedFile], concepts: ConceptList | None = None) -> Registry:

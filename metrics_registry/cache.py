@@ -8,11 +8,17 @@ script would pay it on every call. The result of :func:`metrics_registry.api.val
 - the content of every registry file, with its resolved path (findings name it);
 - this package's code (size and modification time of each module, so an
   edited checkout never reads results computed by older code; a new release
-  installs new files), and the versions of Python and pydantic. (Not the
+  installs new files), and the version of Python. (Not the
   package's version: reading it costs ``importlib.metadata``, ~15 ms, on every
   command, and the code's fingerprint changes with every release anyway.)
+- the installed pydantic, pydantic-core and rich (their files' size and time):
+  entries hold pydantic objects, and rendered output is rich's.
 
 Any change gives a new key; nothing is ever invalidated in place.
+
+Besides values (pickles), a command may keep its rendered output as text
+(:func:`read_text`, :func:`write_text`; see :mod:`metrics_registry.rendered`),
+as ``man`` keeps preformatted pages.
 
 Where: ``$METRICS_REGISTRY_CACHE`` (a folder; ``off`` disables the cache),
 else ``$XDG_CACHE_HOME/metrics-registry``, else ``~/.cache/metrics-registry``.
@@ -42,14 +48,14 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["CACHE_ENV", "cache_folder", "cache_key", "memo", "read", "write"]
+__all__ = ["CACHE_ENV", "cache_folder", "cache_key", "memo", "read", "read_text", "write", "write_text"]
 
 CACHE_ENV = "METRICS_REGISTRY_CACHE"
 _FORMAT = b"metrics-registry cache 1"
 _PACKAGE = Path(__file__).resolve().parent
 #: Entries kept; the oldest beyond this are deleted when a new one is written.
 KEEP_ENTRIES = 64
-_ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.pickle")
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.(pickle|txt)")
 
 
 def cache_folder() -> Path | None:
@@ -75,13 +81,30 @@ def _code_fingerprint() -> bytes:
     return digest.digest()
 
 
+@functools.cache
+def _libraries_fingerprint() -> bytes:
+    """The installed pydantic, pydantic-core and rich: pickles hold their classes, rendered text
+    their output. Read from their files' size and time (``find_spec`` locates a package without
+    importing it: importing pydantic to read its version would cost a read-only command ~50 ms)."""
+    import importlib.util
+
+    digest = hashlib.sha256()
+    for name in ("pydantic", "pydantic_core", "rich"):
+        spec = importlib.util.find_spec(name)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                if entry.is_file():
+                    status = entry.stat()
+                    digest.update(f"{name}/{entry.name}:{status.st_size}:{status.st_mtime_ns}\n".encode())
+    return digest.digest()
+
+
 def cache_key(paths: Iterable[Path], max_bytes: int, purpose: str = "registry") -> str | None:
     """The key for checking ``paths`` for ``purpose``, or None when one of them must not be cached."""
-    import pydantic
-
     digest = hashlib.sha256(_FORMAT)
-    digest.update(f"{purpose}|{sys.version}|{pydantic.VERSION}".encode())
+    digest.update(f"{purpose}|{sys.version}".encode())
     digest.update(_code_fingerprint())
+    digest.update(_libraries_fingerprint())
     for path in paths:
         try:
             status = Path(path).stat()
@@ -142,6 +165,35 @@ def read(key: str) -> Any | None:
             return pickle.load(handle)  # our own private folder: see the module docstring
     except Exception:  # a truncated or foreign entry is a miss, never an error
         return None
+
+
+def read_text(key: str) -> str | None:
+    """The stored text for ``key`` (an output kept by :func:`write_text`), or None."""
+    folder = _folder(create=False)
+    if folder is None:
+        return None
+    try:
+        with (folder / f"{key}.txt").open("rb") as handle:
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode) or not _owned_and_private(status):
+                return None
+            return handle.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def write_text(key: str, text: str) -> None:
+    """Store ``text`` under ``key``, as :func:`write` does for values."""
+    from metrics_registry.fileio import atomic_write
+
+    folder = _folder(create=True)
+    if folder is None:
+        return
+    try:
+        atomic_write(folder / f"{key}.txt", text.encode("utf-8"))
+        _prune(folder)
+    except Exception:  # a full disk or a read-only home must not fail the command
+        return
 
 
 def write(key: str, value: Any) -> None:

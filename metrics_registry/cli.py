@@ -17,6 +17,8 @@ import click
 from metrics_registry.clierrors import fail, release_number, user_errors
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from metrics_registry.registry import Registry
 
 __all__ = ["main"]
@@ -190,6 +192,19 @@ def _echo_coverage(coverage: dict[str, dict[str, int]]) -> None:
 @_user_errors
 def explain(obj: _Context, key: str, family: str | None, trl_version: str | None) -> None:
     """Explain a logged KEY (aliases, legacy names, templated and eval_ keys; grpo:kl names a family's)."""
+    from rich.console import Console
+
+    from metrics_registry.config import registry_paths
+    from metrics_registry.rendered import output_key, render_kept
+
+    console = Console(soft_wrap=False)
+    files = registry_paths(obj.extra, include_configured=obj.use_config)
+    kept = output_key(files, console, "explain", key, family, trl_version)
+    render_kept(kept, console, lambda: _explain(obj, key, family, trl_version, console))
+
+
+def _explain(obj: _Context, key: str, family: str | None, trl_version: str | None, console: Console) -> bool:
+    """Print what ``explain`` shows; True when the registry had no errors (the output may be kept)."""
     from metrics_registry.explain import render_matches
     from metrics_registry.registry import UnknownMetricError
 
@@ -208,9 +223,8 @@ def explain(obj: _Context, key: str, family: str | None, trl_version: str | None
         matches = registry.find(rest, family=named, trl_version=trl_version)
     if not matches:
         raise UnknownMetricError(registry_hint(registry, key, family, trl_version))
-    from rich.console import Console
-
-    render_matches(matches, registry, Console(soft_wrap=False))
+    render_matches(matches, registry, console)
+    return not errors
 
 
 def registry_hint(registry: Registry, key: str, family: str | None, trl_version: str | None) -> str:

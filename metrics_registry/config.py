@@ -14,10 +14,18 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["ENV_VAR", "ConfigError", "builtin_paths", "configured_paths", "find_project_config"]
+__all__ = [
+    "ENV_VAR",
+    "ConfigError",
+    "builtin_paths",
+    "configured_paths",
+    "find_project_config",
+    "registry_paths",
+]
 
 # Registry files are untrusted input (a pull request). A file is refused
 # before parsing when larger than this; the built-in ones are ~0.1 MiB.
@@ -65,3 +73,26 @@ def configured_paths(start: Path | None = None) -> list[Path]:
     env = os.environ.get(ENV_VAR, "")
     paths.extend(Path(item) for item in env.split(os.pathsep) if item)
     return paths
+
+
+def registry_paths(
+    extra_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = (),
+    *,
+    include_configured: bool = False,
+    builtin: bool = True,
+) -> list[Path]:
+    """Built-in files, then configured extras, then `extra_paths`, without repeats.
+
+    Here rather than in :mod:`metrics_registry.api`, which imports the models: a command that
+    replays its kept output (:mod:`metrics_registry.rendered`) needs the paths, not the models.
+    """
+    if isinstance(extra_paths, str | os.PathLike):  # one path, not an iterable of its characters
+        extra_paths = [extra_paths]
+    paths = list(builtin_paths()) if builtin else []
+    if include_configured:
+        paths.extend(configured_paths())
+    paths.extend(Path(p) for p in extra_paths)
+    unique: dict[Path, None] = {}
+    for path in paths:
+        unique.setdefault(path.resolve(), None)
+    return list(unique)
