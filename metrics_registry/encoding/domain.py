@@ -25,11 +25,13 @@ corpus toolkit or a compiler for it.
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import json
 import logging
 import math
 import re
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -40,10 +42,20 @@ from typing import Any
 
 from metrics_registry.encoding import language_model as lm
 
-__all__ = ["BUNDLED", "DomainModel", "DomainModelError", "active", "splits", "using", "words"]
+__all__ = [
+    "BUNDLED",
+    "DomainModel",
+    "DomainModelError",
+    "active",
+    "counts_bytes",
+    "counts_text",
+    "splits",
+    "using",
+    "words",
+]
 
 #: The counts that ship with the package.
-BUNDLED = Path(__file__).resolve().parent / "data" / "zh-domain.json"
+BUNDLED = Path(__file__).resolve().parent / "data" / "zh-domain.json.gz"
 #: Weight λ of the field's model in the mix (tuned with the second pass's weight on the test texts
 #: and on catalog messages held out of the counts; checked on the held-out texts).
 WEIGHT = 0.3
@@ -169,7 +181,7 @@ class DomainModel:
     def read(cls, path: Path) -> DomainModel:
         """The counts in ``path``; a file that is not one names itself and the way to rewrite it."""
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(counts_text(path))
             if data.get("format") != _FORMAT:
                 raise ValueError(f"format {data.get('format')!r}, expected {_FORMAT}")
             unigrams = Counter({str(w): int(n) for w, n in data["unigrams"].items()})
@@ -177,12 +189,29 @@ class DomainModel:
             for pair, n in data["bigrams"].items():
                 first, second = str(pair).split(" ")
                 bigrams[(first, second)] = int(n)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        except (OSError, EOFError, zlib.error, ValueError, KeyError, TypeError, AttributeError) as error:
             raise DomainModelError(
                 f"{path}: not a word-count file the repair can read ({error}); "
                 "write it again with `metrics-registry i18n domain-model`"
             ) from error
         return cls(unigrams, bigrams)
+
+
+def counts_text(path: Path) -> str:
+    """The JSON text of a counts file, gzip-compressed when its name ends in ``.gz``.
+
+    The bundled counts are compressed (0.34 MB of JSON, 0.09 MB gzipped): they count towards every
+    install, also without the ``encoding`` extra that uses them.
+    """
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")
+
+
+def counts_bytes(path: Path, text: str) -> bytes:
+    """``text`` as :func:`counts_text` reads it back from ``path`` (same text, same bytes: no time
+    stamp in the gzip header, so an unchanged model rewrites an identical file)."""
+    data = text.encode("utf-8")
+    return gzip.compress(data, compresslevel=9, mtime=0) if path.suffix == ".gz" else data
 
 
 @cache

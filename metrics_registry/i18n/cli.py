@@ -108,15 +108,15 @@ def compile_command(root: Path | None, langs: tuple[str, ...]) -> None:
 def domain_model(check: bool, root: Path | None) -> None:
     """Count the words of the Chinese translations for the encoding repair's model of the field.
 
-    The counts ship in the package (metrics_registry/encoding/data/zh-domain.json);
+    The counts ship in the package (metrics_registry/encoding/data/zh-domain.json.gz);
     run this after translating, and commit the file with the catalogs.
     """
-    from metrics_registry.encoding.domain import BUNDLED
+    from metrics_registry.encoding.domain import BUNDLED, counts_text
     from metrics_registry.i18n.field_counts import field_counts, write_field_counts
 
     root = root or _find_root()
     if check:
-        current = BUNDLED.is_file() and BUNDLED.read_text(encoding="utf-8") == field_counts(root).to_json()
+        current = BUNDLED.is_file() and counts_text(BUNDLED) == field_counts(root).to_json()
         if not current:
             click.echo(
                 f"{BUNDLED}: lags the Chinese translations; run 'metrics-registry i18n domain-model'",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metrics_registry.encoding.domain import BUNDLED, DomainModel
-from metrics_registry.fileio import atomic_write_text
+from metrics_registry.encoding.domain import BUNDLED, DomainModel, counts_bytes, counts_text
+from metrics_registry.fileio import atomic_write
 from metrics_registry.i18n import DOMAINS, catalog_path
 from metrics_registry.i18n.catalogs import read_catalog
 
@@ -53,7 +53,7 @@ def field_counts(root: Path) -> DomainModel:
 def write_field_counts(root: Path, target: Path = BUNDLED) -> tuple[Path, bool]:
     """Write the counts to ``target`` atomically; return it and whether it changed."""
     text = field_counts(root).to_json()
-    if target.is_file() and target.read_text(encoding="utf-8") == text:
+    if target.is_file() and counts_text(target) == text:
         return target, False
-    atomic_write_text(target, text, backup=False)
+    atomic_write(target, counts_bytes(target, text), backup=False)
     return target, True
