@@ -47,6 +47,10 @@ class BuildError(RegistryError):
 
 @dataclass
 class BuildReport:
+    """What a build did and where its time went: generating the pages (summed over languages),
+    waiting for MkDocs beyond that (its builds overlap the generation of the next language), and
+    the steps after MkDocs (root pages, link check)."""
+
     output: Path
     seconds_generate: float
     seconds_mkdocs: float
@@ -58,7 +62,7 @@ class BuildReport:
     def __str__(self) -> str:
         return (
             f"built {', '.join(self.languages)} ({self.pages} pages) into {self.output} "
-            f"(generation {self.seconds_generate:.2f} s, MkDocs {self.seconds_mkdocs:.2f} s, "
+            f"(generation {self.seconds_generate:.2f} s, MkDocs {self.seconds_mkdocs:.2f} s more, "
             f"checks {self.seconds_finish:.2f} s)"
         )
 
@@ -271,35 +275,41 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     started = time.perf_counter()
     configs = []
     pages = 0
+    generating = 0.0
     data = data_files(registry, root)
-    for lang in codes:
-        docs = work / "docs" / lang
-        written = generate_pages(registry, root, docs, lang=lang)
-        pages += len(written)
-        copy_assets(root, docs)
-        for name, text in data.items():  # next to the pages that link to them
-            (docs / name).write_text(text, encoding="utf-8")
-        ui = UiTranslations(lang, load_catalog(root, lang, "ui")) if lang != "en" else None
-        gettext = ui.gettext if ui else (lambda message: message)
-        nav = _nav(registry, docs, gettext)
-        path = work / f"mkdocs.{lang}.yml"
-        config = _config(
-            root,
-            work,
-            docs=docs,
-            output=output,
-            lang=lang,
-            codes=listed,
-            base_url=base_url,
-            nav=nav,
-            gettext=gettext,
-            trusted=written.trusted,
-        )
-        path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
-        configs.append(path)
-    generated = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=jobs or len(configs)) as pool:
-        results = list(pool.map(_mkdocs, configs, [locks] * len(configs)))
+    futures = []
+    # Each language's MkDocs starts as soon as its pages are written, while the next language's are
+    # generated: generation is one core's work, and MkDocs runs in its own process.
+    with ThreadPoolExecutor(max_workers=jobs or len(codes)) as pool:
+        for lang in codes:
+            began = time.perf_counter()
+            docs = work / "docs" / lang
+            written = generate_pages(registry, root, docs, lang=lang)
+            pages += len(written)
+            copy_assets(root, docs)
+            for name, text in data.items():  # next to the pages that link to them
+                (docs / name).write_text(text, encoding="utf-8")
+            ui = UiTranslations(lang, load_catalog(root, lang, "ui")) if lang != "en" else None
+            gettext = ui.gettext if ui else (lambda message: message)
+            nav = _nav(registry, docs, gettext)
+            path = work / f"mkdocs.{lang}.yml"
+            config = _config(
+                root,
+                work,
+                docs=docs,
+                output=output,
+                lang=lang,
+                codes=listed,
+                base_url=base_url,
+                nav=nav,
+                gettext=gettext,
+                trusted=written.trusted,
+            )
+            path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
+            configs.append(path)
+            generating += time.perf_counter() - began
+            futures.append(pool.submit(_mkdocs, path, locks))
+        results = [future.result() for future in futures]
     for config, (code, log, _) in zip(configs, results, strict=True):
         if code != 0:
             lines = [line for line in log.splitlines() if line.strip()]
@@ -315,8 +325,8 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     done = time.perf_counter()
     return BuildReport(
         output,
-        generated - started,
-        built - generated,
+        generating,
+        built - started - generating,
         done - built,
         pages,
         codes,

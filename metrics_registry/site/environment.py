@@ -62,8 +62,13 @@ def identity(message: str) -> str:
 
 def front_matter(**fields: object) -> str:
     """A page's YAML front matter, written by a YAML library (a title may hold ``: ``, quotes, ``#``...)."""
-    text = yaml.safe_dump(
-        fields, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1 << 20
+    text = yaml.dump(
+        fields,
+        Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),  # libyaml's: ~5x faster, same text
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=False,
+        width=1 << 20,
     )
     return f"---\n{text}---"
 

@@ -1,0 +1,76 @@
+"""The link and anchor check over a built site, on small sites written by the tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metrics_registry.site.linkcheck import check_links, scan_page
+
+
+def _site(tmp_path: Path, pages: dict[str, str]) -> Path:
+    site = tmp_path / "site"
+    for name, body in pages.items():
+        path = site / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"<!doctype html><html><body>{body}</body></html>", encoding="utf-8")
+    return site
+
+
+def _problems(site: Path, base_url: str | None = None) -> set[tuple[str, str, str]]:
+    return {(p.page, p.target, p.problem) for p in check_links(site, base_url)}
+
+
+def test_working_links_of_every_kind(tmp_path: Path) -> None:
+    site = _site(
+        tmp_path,
+        {
+            "index.html": (
+                '<a href="en/">home</a><a href="en/metric/#kl-div">kl</a><a href="#top" id="top">top</a>'
+                '<link rel="stylesheet" href="assets/style.css"><script src="assets/app.js"></script>'
+                "<a href='en/metric/index.html#old-name'>single quotes, an a name</a>"
+                '<a href="en/a%20b/">percent-encoded</a><a href="../../en/">above the root</a>'
+                '<a href="https://example.org/x#y">external</a><a href="mailto:a@b.c">mail</a>'
+                '<a href="en/?q=1">a query</a><a href="http://site.test/en/metric/#kl-div">own URL</a>'
+            ),
+            "en/index.html": '<a href="../index.html#top">up</a><a href="./">here</a>',
+            "en/metric/index.html": '<h2 id="kl-div">KL</h2><a name="old-name"></a><a href="../">up</a>',
+            "en/a b/index.html": "",
+            "assets/style.css": "",
+            "assets/app.js": "",
+        },
+    )
+    assert _problems(site, "http://site.test/") == set()
+
+
+def test_missing_files_and_anchors_are_named(tmp_path: Path) -> None:
+    site = _site(
+        tmp_path,
+        {
+            "index.html": (
+                '<a href="en/nope/">gone</a><a href="en/#missing">no anchor</a><a href="#self">self</a>'
+                '<img src="img.png" alt=""><a href="http://site.test/en/gone/">own URL, gone</a>'
+            ),
+            "en/index.html": "<p>no ids</p>",
+        },
+    )
+    assert _problems(site, "http://site.test/") == {
+        ("index.html", "en/nope/", "no such file"),
+        ("index.html", "en/#missing", "no anchor '#missing'"),
+        ("index.html", "#self", "no anchor '#self'"),
+        ("index.html", "img.png", "no such file"),
+        ("index.html", "http://site.test/en/gone/", "no such file"),
+    }
+
+
+def test_only_what_html_reads_as_tags_counts() -> None:
+    page = scan_page(
+        '<!-- <a href="commented.html" id="c"> -->'
+        '<script src="app.js">document.write(\'<a href="in-script.html">\')</script>'
+        '<style>a[href="in-style.html"]{}</style>'
+        '<a title="a > b" href="after-quoted-gt.html">x</a>'
+        '<a href="q.html?a=1&amp;b=2">entity</a><A HREF="upper.html" ID="Upper">x</A>'
+        '<div id="plain"></div><span class="x">no id</span>'
+    )
+    assert page.links == ["app.js", "after-quoted-gt.html", "q.html?a=1&b=2", "upper.html"]
+    assert page.ids == {"Upper", "plain"}
+
