@@ -25,8 +25,9 @@ from metrics_registry.links import family_markdown
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
 from metrics_registry.site import hooks
-from metrics_registry.site.assets import copy_assets
+from metrics_registry.site.assets import copy_assets, katex_dist
 from metrics_registry.site.generate import generate_pages
+from metrics_registry.site.incremental import generation_key, record, registry_digest, reusable
 from metrics_registry.site.languages import DEFAULT_LANGUAGE, SITE_LANGUAGES
 from metrics_registry.site.linkcheck import check_links
 from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
@@ -276,7 +277,9 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     configs = []
     pages = 0
     generating = 0.0
-    data = data_files(registry, root)
+    data: dict[str, str] | None = None  # the exports, made when a language is generated
+    registry_hash = registry_digest(registry)
+    katex = katex_dist(root)
     futures = []
     # Each language's MkDocs starts as soon as its pages are written, while the next language's are
     # generated: generation is one core's work, and MkDocs runs in its own process.
@@ -284,11 +287,19 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
         for lang in codes:
             began = time.perf_counter()
             docs = work / "docs" / lang
-            written = generate_pages(registry, root, docs, lang=lang)
-            pages += len(written)
-            copy_assets(root, docs)
-            for name, text in data.items():  # next to the pages that link to them
-                (docs / name).write_text(text, encoding="utf-8")
+            key = generation_key(registry_hash, root, lang, katex)
+            kept = reusable(docs, key)
+            if kept is None:
+                written = generate_pages(registry, root, docs, lang=lang)
+                copy_assets(root, docs)
+                data = data_files(registry, root) if data is None else data
+                for name, text in data.items():  # next to the pages that link to them
+                    (docs / name).write_text(text, encoding="utf-8")
+                kept = {"pages": len(written), "trusted": sorted(written.trusted), "data": sorted(data)}
+                record(docs, key, kept)
+            elif data is None:  # the exports this folder holds, for the root pages
+                data = {name: (docs / name).read_text(encoding="utf-8") for name in kept["data"]}
+            pages += int(kept["pages"])
             ui = UiTranslations(lang, load_catalog(root, lang, "ui")) if lang != "en" else None
             gettext = ui.gettext if ui else (lambda message: message)
             nav = _nav(registry, docs, gettext)
@@ -303,7 +314,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
                 base_url=base_url,
                 nav=nav,
                 gettext=gettext,
-                trusted=written.trusted,
+                trusted=frozenset(kept["trusted"]),
             )
             path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
             configs.append(path)
@@ -316,7 +327,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             problems = [line for line in lines if line.startswith(("WARNING", "ERROR"))] or lines[-5:]
             raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
     built = time.perf_counter()
-    write_root_pages(output, listed, data, base_url)
+    write_root_pages(output, listed, data or data_files(registry, root), base_url)
     problems = check_links(output)
     if problems:
         shown = "\n  ".join(str(problem) for problem in problems[:20])

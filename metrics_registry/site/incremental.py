@@ -1,0 +1,155 @@
+"""Reuse a language's generated Markdown when nothing it is made from has changed.
+
+Generating one language's pages (Jinja over every metric, the catalogs, the
+hand-written pages' headings) costs a few seconds of one core, before and
+beside MkDocs; a build whose inputs did not change since the last one writes
+the same bytes again. So each language folder of the work folder gets a
+stamp (:data:`STAMP`) recording:
+
+- the key of its inputs (:func:`generation_key`): the registry's content
+  (:func:`registry_digest`), the language, this package's files (code and
+  templates, by size and modification time, as :mod:`metrics_registry.cache`
+  fingerprints its code), the versions of the libraries that write the pages,
+  and the content of the project's ``docs/``, ``i18n/`` and ``mkdocs.yml``,
+  and of the KaTeX that is copied in (by size and time: npm installs it);
+- a digest of the folder as generated (every file's path, size and
+  modification time), so a folder edited or damaged since is generated again;
+- what the build needs from the generation (the trusted pages, the count).
+
+Anything unreadable or different is a miss: the folder is generated from
+scratch, as it always was. Written by hand: build tools that do this
+(make, Sphinx's environment pickle) track their own inputs, not ours.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from enum import Enum
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from metrics_registry.registry import Registry
+
+__all__ = ["STAMP", "generation_key", "record", "registry_digest", "reusable"]
+
+#: The stamp file in a generated language folder (MkDocs skips dot files).
+STAMP = ".mr-generated.json"
+_FORMAT = 1
+_PACKAGE = Path(__file__).resolve().parents[1]
+#: The libraries whose output lands in the generated Markdown.
+_LIBRARIES = ("jinja2", "babel", "yaml", "markdown_it", "pydantic", "pylatexenc")
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as JSON data with sets sorted: a set's order changes with the process's hash seed."""
+    if isinstance(value, BaseModel):
+        return {name: _canonical(getattr(value, name)) for name in type(value).model_fields}
+    if isinstance(value, Mapping):
+        return {str(key): _canonical(item) for key, item in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(item) for item in value), key=lambda item: json.dumps(item, sort_keys=True))
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item) for item in value]
+    if isinstance(value, Enum):
+        return _canonical(value.value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: _canonical(getattr(value, name)) for name in value.__dataclass_fields__}
+    return str(value)  # paths and the like
+
+
+def registry_digest(registry: Registry) -> str:
+    """A digest of everything the pages show of ``registry``, the same in every process."""
+    data = {
+        "families": _canonical(registry.families),
+        "entries": [[_canonical(e.metric), e.family.id, str(e.path), e.line] for e in registry],
+        "concepts": _canonical(registry.concepts),
+    }
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def _files(folder: Path) -> Iterable[Path]:
+    for root, folders, names in os.walk(folder):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        for name in sorted(names):
+            yield Path(root) / name
+
+
+def _stat_digest(folder: Path, digest: Any, skip: str | None = None) -> None:
+    if not folder.is_dir():
+        digest.update(f"{folder}: none\n".encode())
+        return
+    for path in _files(folder):
+        if path.name == skip:
+            continue
+        status = path.stat()
+        digest.update(
+            f"{path.relative_to(folder).as_posix()}:{status.st_size}:{status.st_mtime_ns}\n".encode()
+        )
+
+
+def _content_digest(paths: Iterable[Path], root: Path, digest: Any) -> None:
+    for path in paths:
+        digest.update(f"\0{path.relative_to(root).as_posix()}\0".encode())
+        digest.update(path.read_bytes() if path.is_file() else b"\0none")
+
+
+@cache
+def _code_and_libraries() -> bytes:
+    import importlib
+
+    digest = hashlib.sha256()
+    _stat_digest(_PACKAGE, digest)
+    for name in _LIBRARIES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            version = "absent"
+        else:
+            version = str(getattr(module, "__version__", getattr(module, "VERSION", "?")))
+        digest.update(f"{name}={version}\n".encode())
+    return digest.digest()
+
+
+def generation_key(registry_hash: str, root: Path, lang: str, katex: Path) -> str:
+    """The key of one language's generated pages (see the module docstring)."""
+    digest = hashlib.sha256(f"generated pages {_FORMAT}\0{lang}\0{registry_hash}\0".encode())
+    digest.update(_code_and_libraries())
+    _content_digest([root / "mkdocs.yml"], root, digest)
+    for folder in ("docs", "i18n"):
+        _content_digest(list(_files(root / folder)), root, digest)
+    _stat_digest(katex, digest)
+    return digest.hexdigest()
+
+
+def _tree_digest(out: Path) -> str:
+    digest = hashlib.sha256()
+    _stat_digest(out, digest, skip=STAMP)
+    return digest.hexdigest()
+
+
+def reusable(out: Path, key: str) -> dict[str, Any] | None:
+    """What :func:`record` kept for ``out`` when it was generated for ``key`` and is untouched since."""
+    try:
+        stamp = json.loads((out / STAMP).read_text(encoding="utf-8"))
+        if not isinstance(stamp, dict) or stamp.get("key") != key or stamp.get("tree") != _tree_digest(out):
+            return None
+        kept = stamp.get("kept")
+        return kept if isinstance(kept, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def record(out: Path, key: str, kept: dict[str, Any]) -> None:
+    """Stamp ``out``, just generated for ``key``, with ``kept`` (JSON data the build reads back)."""
+    from metrics_registry.fileio import atomic_write_text
+
+    stamp = {"format": _FORMAT, "key": key, "tree": _tree_digest(out), "kept": kept}
+    atomic_write_text(out / STAMP, json.dumps(stamp, ensure_ascii=False), backup=False)
