@@ -22,6 +22,7 @@ read once, instead of a ``stat`` per link.
 from __future__ import annotations
 
 import html
+import os
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -102,11 +103,7 @@ def check_links(site: Path, base_url: str | None = None) -> list[BrokenLink]:
     files = {path.relative_to(site).as_posix() for path in site.rglob("*") if path.is_file()}
     folders = {posixpath.dirname(name) for name in files}
     folders |= {parent for folder in folders for parent in _parents(folder)}
-    pages = {
-        name: scan_page((site / name).read_text(encoding="utf-8", errors="replace"))
-        for name in sorted(files)
-        if name.endswith(".html")
-    }
+    pages = _scan_all(site, sorted(name for name in files if name.endswith(".html")))
     base = urlsplit(base_url) if base_url else None
     problems: list[BrokenLink] = []
     for name, page in pages.items():
@@ -133,6 +130,33 @@ def check_links(site: Path, base_url: str | None = None) -> list[BrokenLink]:
                 if target_page is None or fragment not in target_page.ids:
                     problems.append(BrokenLink(name, link, f"no anchor '#{fragment}'"))
     return problems
+
+
+def _scan_files(site: Path, names: list[str]) -> dict[str, Page]:
+    return {name: scan_page((site / name).read_text(encoding="utf-8", errors="replace")) for name in names}
+
+
+#: Pages below which one process scans them all (starting workers costs more than it saves).
+_PARALLEL_FROM = 400
+
+
+def _scan_all(site: Path, names: list[str]) -> dict[str, Page]:
+    """Every page scanned, by one worker process per core for a large site (the regular
+    expressions hold the GIL, so threads would not help)."""
+    workers = min(os.cpu_count() or 1, len(names) // (_PARALLEL_FROM // 2) or 1)
+    if workers < 2:
+        return _scan_files(site, names)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [names[start::workers] for start in range(workers)]
+    # fork where there is one: the workers need nothing imported again
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
+        scanned: dict[str, Page] = {}
+        for part in pool.map(_scan_files, [site] * workers, chunks):
+            scanned.update(part)
+    return {name: scanned[name] for name in names}
 
 
 def _parents(folder: str) -> list[str]:

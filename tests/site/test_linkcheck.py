@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from metrics_registry.site import linkcheck
 from metrics_registry.site.linkcheck import check_links, scan_page
 
 
@@ -74,3 +77,16 @@ def test_only_what_html_reads_as_tags_counts() -> None:
     assert page.links == ["app.js", "after-quoted-gt.html", "q.html?a=1&b=2", "upper.html"]
     assert page.ids == {"Upper", "plain"}
 
+
+def test_a_large_site_is_scanned_in_parallel_with_the_same_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = {
+        f"p{i}/index.html": f'<h2 id="s{i}">x</h2><a href="../p{i + 1}/#s{i + 1}">next</a>'
+        for i in range(600)
+    }
+    pages["p599/index.html"] = '<h2 id="s599">x</h2><a href="../p0/#gone">a broken anchor</a>'
+    site = _site(tmp_path, pages)
+    parallel = _problems(site)
+    monkeypatch.setattr(linkcheck, "_PARALLEL_FROM", 10**9)
+    assert _problems(site) == parallel == {("p599/index.html", "../p0/#gone", "no anchor '#gone'")}
