@@ -15,7 +15,7 @@ import re
 from functools import cache
 from typing import Any
 
-__all__ = ["readable", "readable_prose"]
+__all__ = ["readable", "readable_prose", "readable_text"]
 
 # macro -> text, on top of pylatexenc's defaults
 _MACROS = {
@@ -100,4 +100,21 @@ def readable_prose(markdown: str) -> str:
         out.append(span.group(0))
         last = span.end()
     out.append(_MATH.sub(formula, markdown[last:]))
+    return "".join(out)
+
+
+def readable_text(text: str) -> str:
+    """``text`` with each ``$…$`` formula in Unicode, for plain text (a terminal report, no Markdown
+    renderer: nothing is escaped). A formula pylatexenc cannot read keeps its ``$…$``; code spans
+    are left as they are."""
+
+    def formula(match: re.Match[str]) -> str:
+        return readable(match.group(1) or match.group(2)) or match.group(0)
+
+    out, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out.append(_MATH.sub(formula, text[last : span.start()]))
+        out.append(span.group(0))
+        last = span.end()
+    out.append(_MATH.sub(formula, text[last:]))
     return "".join(out)

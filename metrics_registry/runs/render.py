@@ -15,6 +15,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from metrics_registry.formulas import readable_text
 from metrics_registry.runs.check import RunFinding, RunReport
 from metrics_registry.runs.locale import Localizer
 from metrics_registry.runs.render_json import render_json, report_to_dict
@@ -215,12 +216,12 @@ def print_finding(finding: RunFinding, loc: Localizer, console: Console) -> None
             (_("step %(step)s") % {"step": loc.step(finding.step)}, "dim"),
         )
     )
-    body = [plain(describe(finding, loc), one_line=True)]
+    body = [plain(readable_text(describe(finding, loc)), one_line=True)]
     if finding.rule is not None:
         assert entry is not None
         body += [
             Text(_("expected") + f": {expected(finding.rule, loc)}", style="dim"),
-            Text(f"→ {loc.suggests(entry, finding.rule)}"),
+            Text(f"→ {printable(readable_text(loc.suggests(entry, finding.rule)))}"),
         ]
     if entry is not None:
         url = loc.url(entry)
@@ -251,7 +252,7 @@ def _print_issues(findings: list[RunFinding], loc: Localizer, console: Console) 
                 (f"{_MARKS['info']} ", _STYLES["info"]),
                 (printable(loc.gettext("; ").join(keys)), "bold"),
                 ": ",
-                printable(text),
+                printable(readable_text(text)),
             )
         )
         # printable: the URL passed the registry's https check, but it is still registry text

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from metrics_registry.describe import describe_issue_effect, describe_rule
-from metrics_registry.registry import logged_by
+from metrics_registry.registry import framework_label, logged_by
 from metrics_registry.runs.check import RunFinding
-from metrics_registry.runs.detect import Detection, framework_label
+from metrics_registry.runs.detect import Detection
 from metrics_registry.runs.locale import Localizer
 
 __all__ = [
@@ -52,7 +52,7 @@ def _describe_issue(finding: RunFinding, loc: Localizer) -> str:
     _ = loc.gettext
     issue, entry = finding.issue, finding.entry
     assert issue is not None and entry is not None
-    who = "TRL" if entry.family.versions_of == "trl" else entry.family.versions_of
+    who = framework_label(entry.family.versions_of)
     values = {
         "effect": describe_issue_effect(issue.effect, _),
         "version": f"{who} {finding.version}" if finding.version else issue.affects.text(who),

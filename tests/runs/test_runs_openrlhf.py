@@ -37,3 +37,21 @@ def test_a_nan_kl_in_an_openrlhf_log_breaks_openrlhfs_rule(registry: Registry, t
     report = check_framework_log("openrlhf-wandb", tmp_path, series, registry)
     (finding,) = [f for f in report.findings if f.key == "train/kl" and f.severity == "error"]
     assert finding.entry.id == "openrlhf:kl"  # type: ignore[union-attr]
+
+
+def test_known_issues_read_in_the_terminal_with_formulas_in_unicode(
+    registry: Registry, tmp_path: Path
+) -> None:
+    from rich.console import Console
+
+    from metrics_registry.runs.locale import Localizer
+    from metrics_registry.runs.render import render_text
+
+    report = check_framework_log("openrlhf-wandb", tmp_path, SERIES, registry, version="0.10.4")
+    console = Console(width=400, record=True, color_system=None)
+    render_text([report], Localizer("en"), console)
+    text = console.export_text()
+    assert "known to be" in text and "OpenRLHF 0.10.4" in text  # the project's name, not its id
+    issue = next(i for i in registry.lookup("entropy_loss", family="openrlhf").entry.metric.known_issues)
+    assert "$" in issue.description
+    assert "$" not in text  # every formula of the shown descriptions is read, none left as LaTeX
