@@ -58,6 +58,26 @@ def check_duplicate_families(files: list[LoadedFile], registry: Registry) -> Ite
             seen[family] = loaded
 
 
+def check_project_names(files: list[LoadedFile], registry: Registry) -> Iterator[Finding]:
+    """The families of one project (``versions_of``) that name it agree on its ``project`` name."""
+    named: dict[str, tuple[str, LoadedFile]] = {}
+    for loaded in files:
+        family = loaded.family
+        if family is None or family.project is None:
+            continue
+        first = named.setdefault(family.versions_of, (family.project, loaded))
+        if first[0] != family.project:
+            yield Finding(
+                "MR121",
+                loaded.path,
+                loaded.lines.get(("family", "project")),
+                f"family '{family.id}' names the project '{family.versions_of}' '{family.project}',"
+                f" and {first[1].path} names it '{first[0]}'",
+                f"write project: {first[0]} (or leave it out: the other families name it)",
+                field="family.project",
+            )
+
+
 def check_duplicate_keys(files: list[LoadedFile], registry: Registry) -> Iterator[Finding]:
     for loaded in files:
         if loaded.family is None:
@@ -347,6 +367,7 @@ def check_placeholders(files: list[LoadedFile], registry: Registry) -> Iterator[
 
 CHECKS: list[Check] = [
     check_duplicate_families,
+    check_project_names,
     check_duplicate_keys,
     check_anchors,
     check_templates,

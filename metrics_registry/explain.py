@@ -17,7 +17,7 @@ from metrics_registry.describe import (
     describe_rule_conditions,
 )
 from metrics_registry.formulas import readable, readable_prose
-from metrics_registry.registry import Entry, Match, Registry, framework_label, logged_by
+from metrics_registry.registry import Entry, Match, Registry, logged_by, project_name
 from metrics_registry.terminal import plain, printable
 
 __all__ = ["render_match", "render_matches"]
@@ -155,7 +155,7 @@ def render_match(match: Match, registry: Registry) -> RenderableType:
 
 
 def _who(entry: Entry) -> str:
-    return framework_label(entry.family.versions_of)
+    return project_name(entry.family)
 
 
 def _concept_text(concept_id: str, registry: Registry) -> str:

@@ -91,6 +91,12 @@ RULES: dict[str, Rule] = _rules(
     Rule("MR118", "anchor-collision", Severity.error, "Two keys of one family give the same page anchor."),
     Rule("MR119", "placeholder-left", Severity.error, "A scaffolded entry still holds TODO text."),
     Rule("MR120", "self-reference", Severity.warning, "A metric lists itself in see_also."),
+    Rule(
+        "MR121",
+        "project-name-conflict",
+        Severity.error,
+        "Two families of one project (same versions_of) spell its name differently in 'project'.",
+    ),
     # Reference implementations (metrics_registry/reference/); see checks.check_references_implemented.
     Rule(
         "MR130",

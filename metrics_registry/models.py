@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 FAMILY_ID_PATTERN = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
+#: A project's name as readers see it in the terminal and on pages: letters, digits and a few
+#: separators, never markup.
+PROJECT_NAME_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9 ._+-]{0,38}[A-Za-z0-9+])?$"
 DOTTED_PATH_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
 
 
@@ -378,6 +381,13 @@ class FamilyInfo(_Model):
     versions_of: str = Field(
         default="trl",
         description="Whose releases the 'versions' fields count (TRL, or the extension's own project).",
+    )
+    project: Annotated[str, Field(pattern=PROJECT_NAME_PATTERN)] | None = Field(
+        default=None,
+        description=(
+            "The project 'versions_of' names, as it spells its name ('TRL', 'OpenRLHF', 'NeMo-RL'),"
+            " shown to readers; the families of one project agree. Default: the 'versions_of' id."
+        ),
     )
     eval_prefix: str | None = Field(
         default=None,

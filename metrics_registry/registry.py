@@ -31,18 +31,16 @@ __all__ = [
     "RegistryError",
     "UnknownMetricError",
     "anchor",
-    "framework_label",
     "logged_by",
+    "project_name",
 ]
 
 
-#: How the projects spell their own names, where that is not their ``versions_of`` id.
-_PROJECT_NAMES = {"trl": "TRL", "openrlhf": "OpenRLHF", "nemo-rl": "NeMo-RL"}
-
-
-def framework_label(framework: str) -> str:
-    """How a framework (a family's ``versions_of``) is named to a reader: ``TRL`` for ``trl``."""
-    return _PROJECT_NAMES.get(framework, framework)
+def project_name(family: FamilyInfo) -> str:
+    """How the project whose releases a family counts is named to a reader: its ``project``
+    (``TRL``, ``NeMo-RL``), else its ``versions_of`` id. Data, not code: a new framework's
+    family file names it."""
+    return family.project or family.versions_of
 
 
 def logged_by(matches: Sequence[Match]) -> str:
@@ -50,7 +48,7 @@ def logged_by(matches: Sequence[Match]) -> str:
     groups: dict[str, list[str]] = {}
     for match in matches:
         family = match.entry.family
-        names = groups.setdefault(framework_label(family.versions_of), [])
+        names = groups.setdefault(project_name(family), [])
         if family.id not in names:
             names.append(family.id)
     return "; ".join(f"{name}: {', '.join(families)}" for name, families in groups.items())
@@ -161,7 +159,7 @@ class Entry:
     def version_text(self, *, short: bool = False) -> str:
         """Releases that log it: `TRL ≥ 0.9.2, < 1.13.0` (short) or `TRL 0.14.0 and later`."""
         versions = self.versions
-        who = framework_label(self.family.versions_of)
+        who = project_name(self.family)
         if versions.removed:
             if short:  # an open upper bound: "0.2.0–0.12.0" would read as inclusive
                 return f"{who} ≥ {versions.introduced}, < {versions.removed}"
@@ -212,6 +210,12 @@ class Registry:
                         self._templates.append((entry, name, how))
                 else:
                     self._by_name.setdefault(name, []).append((entry, how))
+
+    def framework_label(self, framework: str) -> str:
+        """How a framework (a ``versions_of`` id) is named to a reader: the ``project`` its
+        families give (``TRL`` for ``trl``), else the id."""
+        named = (f.project for f in self.families.values() if f.versions_of == framework and f.project)
+        return next(named, framework)
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries)
@@ -305,7 +309,7 @@ class Registry:
                 f"no metric '{shown(key)}'{scope}; run 'metrics-registry export' to list the known keys"
             )
         families = ", ".join(f"{m.entry.family.id} ({m.entry.version_text()})" for m in matches)
-        frameworks = list(dict.fromkeys(framework_label(m.entry.family.versions_of) for m in matches))
+        frameworks = list(dict.fromkeys(project_name(m.entry.family) for m in matches))
         of = (
             f"of {len(frameworks)} frameworks ({', '.join(frameworks)})"
             if len(frameworks) > 1

@@ -71,3 +71,40 @@ def test_latex_problem() -> None:
     assert latex_problem("x}") == "a '}' closes a group that was never opened"
     assert latex_problem(r"\left( x") == "1 \\left but 0 \\right"
     assert "without math delimiters" in latex_problem("$x$")
+
+
+def test_a_new_framework_is_named_by_its_family_file(tmp_path: Path, valid_file: Path) -> None:
+    """A fourth framework is data: its family file spells the project's name, no code does."""
+    roll = _variant(
+        tmp_path, valid_file, "roll.yaml", "  eval_prefix: eval_\n", "  versions_of: roll\n  project: ROLL\n"
+    )
+    registry, findings = validate([roll], builtin=False)
+    assert findings == []
+    assert registry.framework_label("roll") == "ROLL"
+    entry = registry.lookup("toy/kl").entry
+    assert entry.version_text() == "ROLL 1.0 and later"
+    unnamed = _variant(
+        tmp_path, valid_file, "unnamed.yaml", "  eval_prefix: eval_\n", "  versions_of: roll\n"
+    )
+    registry, _ = validate([unnamed], builtin=False)
+    assert registry.framework_label("roll") == "roll"  # the id, until a family names it
+
+
+def test_families_of_one_project_agree_on_its_name(tmp_path: Path, valid_file: Path) -> None:
+    first = _variant(
+        tmp_path, valid_file, "a.yaml", "  eval_prefix: eval_\n", "  versions_of: roll\n  project: ROLL\n"
+    )
+    second = _variant(tmp_path, first, "b.yaml", "id: toy\n", "id: toy-two\n")
+    second.write_text(
+        second.read_text(encoding="utf-8").replace("project: ROLL", "project: Roll"), encoding="utf-8"
+    )
+    _registry, findings = validate([first, second], builtin=False)
+    assert [(f.rule, f.file, f.line, f.field) for f in findings] == [("MR121", second, 10, "family.project")]
+    assert "write project: ROLL" in findings[0].fix
+
+
+def test_a_project_name_is_plain_text(tmp_path: Path, valid_file: Path) -> None:
+    for name in ("'<b>ROLL</b>'", "'[ROLL](javascript:alert(1))'", "'ROLL '", "''"):
+        bad = _variant(tmp_path, valid_file, "bad.yaml", "  eval_prefix: eval_\n", f"  project: {name}\n")
+        _registry, findings = validate([bad], builtin=False)
+        assert "MR104" in [f.rule for f in findings], name

@@ -272,9 +272,10 @@ def _options(
 ) -> CheckOptions:
     """The options from --framework, --family, --version and --trl-version; usage errors exit 2."""
     from metrics_registry.runs.check import CheckOptions
-    from metrics_registry.runs.detect import framework_label, frameworks, resolve_framework
+    from metrics_registry.runs.detect import frameworks, resolve_framework
     from metrics_registry.terminal import printable
 
+    label = registry.framework_label
     if family is not None and family not in registry.families:
         fail(
             f"unknown family '{printable(family)}' (known: {', '.join(sorted(registry.families))})",
@@ -284,13 +285,13 @@ def _options(
     if framework is not None:
         chosen = resolve_framework(registry, framework)
         if chosen is None:
-            known = ", ".join(framework_label(name) for name in frameworks(registry))
+            known = ", ".join(label(name) for name in frameworks(registry))
             fail(f"unknown framework '{printable(framework)}' (known: {known})", EXIT_USAGE)
     if family is not None:
         of_family = registry.families[family].versions_of
         if chosen is not None and chosen != of_family:
             fail(
-                f"family '{family}' is {framework_label(of_family)}'s, not {framework_label(chosen)}'s;"
+                f"family '{family}' is {label(of_family)}'s, not {label(chosen)}'s;"
                 " give one of --family and --framework",
                 EXIT_USAGE,
             )
@@ -303,7 +304,7 @@ def _options(
             )
         if chosen is not None and chosen != "trl":
             fail(
-                f"--trl-version is a TRL release, and the run is {framework_label(chosen)}'s; use --version",
+                f"--trl-version is a TRL release, and the run is {label(chosen)}'s; use --version",
                 EXIT_USAGE,
             )
         return CheckOptions(family, trl_version, config=config, framework=chosen)

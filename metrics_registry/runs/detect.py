@@ -40,17 +40,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-from metrics_registry.registry import Match, Registry, framework_label
+from metrics_registry.registry import Match, Registry
 
 __all__ = [
     "STRONG_KEYS",
     "Detection",
     "FrameworkScore",
     "detect",
-    "framework_label",
     "frameworks",
     "resolve_framework",
     "writer_of",
@@ -102,6 +101,11 @@ class Detection:
     version: str | None = None  # the release the run used, of ``framework`` (``--version``)
     log_format: str | None = None  # the file format that settled a tie (``how == "format"``)
     version_unused: bool = False  # a ``--version`` was given but no framework is known to apply it to
+    names: Mapping[str, str] = field(default_factory=dict)  # framework id -> project name (``TRL``)
+
+    def label(self, framework: str) -> str:
+        """How ``framework`` is named to a reader (:meth:`Registry.framework_label`)."""
+        return self.names.get(framework, framework)
 
     def to_dict(self) -> dict[str, object]:
         """The detection as data (the JSON report's ``detection``)."""
@@ -216,7 +220,8 @@ def detect(
     if family is None and framework is not None:
         family = _top_family(framework, owned, framework_of)
     written = log_format if how == "format" else None
-    return Detection(how, framework, family, len(candidates), scores, owned, log_format=written)
+    names = {name: registry.framework_label(name) for name in frameworks(registry)}
+    return Detection(how, framework, family, len(candidates), scores, owned, log_format=written, names=names)
 
 
 def _top_family(

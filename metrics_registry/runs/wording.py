@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from metrics_registry.describe import describe_issue_effect, describe_rule
-from metrics_registry.registry import framework_label, logged_by
+from metrics_registry.registry import logged_by, project_name
 from metrics_registry.runs.check import RunFinding
 from metrics_registry.runs.detect import Detection
 from metrics_registry.runs.locale import Localizer
@@ -52,7 +52,7 @@ def _describe_issue(finding: RunFinding, loc: Localizer) -> str:
     _ = loc.gettext
     issue, entry = finding.issue, finding.entry
     assert issue is not None and entry is not None
-    who = framework_label(entry.family.versions_of)
+    who = project_name(entry.family)
     values = {
         "effect": describe_issue_effect(issue.effect, _),
         "version": f"{who} {finding.version}" if finding.version else issue.affects.text(who),
@@ -217,12 +217,12 @@ def detection_text(detection: Detection, loc: Localizer, quote: Callable[[str], 
     if detection.framework is None:
         if detection.how == "tie" and detection.scores and detection.scores[0].own:
             text = _("not recognised: %(frameworks)s have as many keys of their own (%(count)s each)") % {
-                "frameworks": _(", ").join(framework_label(name) for name in detection.tied),
+                "frameworks": _(", ").join(detection.label(name) for name in detection.tied),
                 "count": loc.step(len(detection.scores[0].own)),
             }
         elif detection.how == "tie":
             text = _("not recognised: every known key is logged by several frameworks (%(frameworks)s)") % {
-                "frameworks": _(", ").join(framework_label(s.framework) for s in detection.scores),
+                "frameworks": _(", ").join(detection.label(s.framework) for s in detection.scores),
             }
         else:
             text = _("not recognised: no key is in the registry")
@@ -235,7 +235,7 @@ def detection_text(detection: Detection, loc: Localizer, quote: Callable[[str], 
 
 def _framework_text(detection: Detection, framework: str, loc: Localizer, quote: Callable[[str], str]) -> str:
     _ = loc.gettext
-    name = framework_label(framework)
+    name = detection.label(framework)
     head = name if detection.version is None else f"{name} {detection.version}"
     if detection.family is not None:
         head = _("%(framework)s, family %(family)s") % {"framework": head, "family": detection.family}
@@ -250,7 +250,7 @@ def _framework_text(detection: Detection, framework: str, loc: Localizer, quote:
     if detection.how == "given":
         text = _("%(head)s, as given: %(recognised)s of %(total)s keys are %(framework)s's") % values
     elif detection.how == "format":
-        tied = [framework_label(other) for other in detection.tied_on_keys if other != framework]
+        tied = [detection.label(other) for other in detection.tied_on_keys if other != framework]
         return _(
             "%(head)s, from the log's format: its keys are %(others)s's as much as %(framework)s's,"
             " and only %(framework)s writes %(format)s logs"
@@ -267,7 +267,7 @@ def _framework_text(detection: Detection, framework: str, loc: Localizer, quote:
         if other is not None:
             text = _("%(text)s; %(other)s has %(count)s keys of its own") % {
                 "text": text,
-                "other": framework_label(other.framework),
+                "other": detection.label(other.framework),
                 "count": loc.step(len(other.own)),
             }
         return text
