@@ -12,6 +12,7 @@ so that ``k_{b,t}`` does not read as ``k_b,t``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -94,13 +95,7 @@ def readable_prose(markdown: str) -> str:
             return f"`` {latex} ``"
         return _MARKDOWN_PUNCTUATION.sub(r"\\\1", shown)
 
-    out, last = [], 0
-    for span in _CODE_SPAN.finditer(markdown):
-        out.append(_MATH.sub(formula, markdown[last : span.start()]))
-        out.append(span.group(0))
-        last = span.end()
-    out.append(_MATH.sub(formula, markdown[last:]))
-    return "".join(out)
+    return _formulas_outside_code(markdown, formula)
 
 
 def readable_text(text: str) -> str:
@@ -111,6 +106,11 @@ def readable_text(text: str) -> str:
     def formula(match: re.Match[str]) -> str:
         return readable(match.group(1) or match.group(2)) or match.group(0)
 
+    return _formulas_outside_code(text, formula)
+
+
+def _formulas_outside_code(text: str, formula: Callable[[re.Match[str]], str]) -> str:
+    """``text`` with each ``$…$`` outside code spans replaced by ``formula(match)``."""
     out, last = [], 0
     for span in _CODE_SPAN.finditer(text):
         out.append(_MATH.sub(formula, text[last : span.start()]))

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 import metrics_registry
 from metrics_registry.cli import cli
-from metrics_registry.formulas import readable, readable_prose
+from metrics_registry.formulas import readable, readable_prose, readable_text
 
 
 def test_every_builtin_formula_reads_without_latex_markup() -> None:
@@ -52,6 +52,14 @@ def test_formulas_in_prose_read_in_unicode_and_code_spans_stay() -> None:
     assert "e^δ - δ - 1" in text
     assert r"KL(π\_θ ‖ π\_\{ref\})" in text  # escaped for Markdown: rendered, not read as markup
     assert "`x = $HOME`" in text
+
+
+def test_formulas_in_plain_text_read_in_unicode_unescaped() -> None:
+    text = readable_text(
+        r"Shows $1 + \mathrm{CV}^2$ times, as $\mathrm{KL}(\pi_\theta \,\|\, \pi_{\text{ref}})$; `x = $HOME`."
+    )
+    assert text == "Shows 1 + CV^2 times, as KL(π_θ ‖ π_{ref}); `x = $HOME`."
+    assert readable_text(r"broken $\frac{1}$ stays") == r"broken $\frac{1}$ stays"
 
 
 def test_explain_prose_keeps_the_formulas_of_the_description() -> None:
