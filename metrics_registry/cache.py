@@ -75,7 +75,7 @@ def _code_fingerprint() -> bytes:
     for root, folders, files in os.walk(_PACKAGE):
         folders[:] = sorted(f for f in folders if f != "__pycache__")
         for name in sorted(files):
-            if name.endswith((".py", ".yaml", ".json")):
+            if name.endswith((".py", ".yaml", ".json", ".gz", ".j2")):  # code, data, templates
                 status = (Path(root) / name).stat()
                 digest.update(f"{root}/{name}:{status.st_size}:{status.st_mtime_ns}\n".encode())
     return digest.digest()

@@ -47,6 +47,7 @@ __all__ = [
     "DomainModel",
     "DomainModelError",
     "active",
+    "bundled",
     "counts_bytes",
     "counts_text",
     "splits",
@@ -223,7 +224,8 @@ def _jieba() -> Any:
 
 
 @cache
-def _bundled() -> DomainModel | None:
+def bundled() -> DomainModel | None:
+    """The counts that ship with the package, read once (None when the file is absent)."""
     return DomainModel.read(BUNDLED) if BUNDLED.is_file() else None
 
 
@@ -234,7 +236,7 @@ def active() -> DomainModel | None:
     """The field's model the second pass mixes in: the one :func:`using` set, else the bundled one."""
     if _override:
         return _override[-1]
-    return _bundled()
+    return bundled()
 
 
 @contextmanager

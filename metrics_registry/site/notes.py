@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from metrics_registry.encoding import Finding, Kind, Repaired, Spot, repair_with_findings, word_ngrams
+from metrics_registry.encoding import Finding, Kind, Repaired, Spot, domain, repair_with_findings, word_ngrams
 
 __all__ = ["Notes", "find_notes", "shift_headings"]
 
@@ -64,9 +64,33 @@ class Notes:
 
 @lru_cache(maxsize=8)
 def _repair(path: Path, mtime_ns: int, size: int, model: word_ngrams.ChineseWordModel | None) -> Repaired:
-    """Repair a damaged file once per version of it and model (every language's page needs it)."""
-    with word_ngrams.using(model):
-        return repair_with_findings(path.read_text(encoding="utf-8"))
+    """Repair a damaged file once per version of it and model (every language's page needs it).
+
+    Also kept in the user's cache (:mod:`metrics_registry.cache`: keyed by the file's content, this
+    package's code and data, and the word model's file), as the registry is: the repair of lost
+    bytes loads jieba and the language models, ~1.7 s before the first page of a build.
+    """
+    from metrics_registry import cache
+    from metrics_registry.config import MAX_FILE_BYTES
+
+    def compute() -> Repaired:
+        with word_ngrams.using(model):
+            return repair_with_findings(path.read_text(encoding="utf-8"))
+
+    key = None
+    if domain.active() is domain.bundled():  # a project's own counts swapped in: not kept
+        used = "none" if model is None else f"{model.path}:{_stamp(model.path)}"
+        key = cache.cache_key([path], MAX_FILE_BYTES, purpose=f"repaired notes|{used}")
+    repaired = cache.memo(key, compute)
+    return repaired if isinstance(repaired, Repaired) else compute()
+
+
+def _stamp(path: Path) -> str:
+    try:
+        status = path.stat()
+    except OSError:
+        return "unreadable"
+    return f"{status.st_size}:{status.st_mtime_ns}"
 
 
 def find_notes(root: Path) -> list[Notes]:

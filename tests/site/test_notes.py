@@ -71,3 +71,25 @@ def test_the_page_says_whether_the_word_model_weighed_the_lines(
     assert "weighed the whole line again" in (tmp_path / "with" / page).read_text(encoding="utf-8")
     assert "lacked the model" in (tmp_path / "without" / page).read_text(encoding="utf-8")
     assert find_notes(project)[0].word_model  # the model is installed for the tests (README)
+
+
+def test_the_repair_is_kept_between_builds_and_redone_for_an_edited_file(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from metrics_registry.site import notes as notes_module
+
+    monkeypatch.setenv("METRICS_REGISTRY_CACHE", str(tmp_path / "cache"))
+    (first,) = find_notes(project)
+    notes_module._repair.cache_clear()  # a new build process: only the user's cache remains
+
+    def no_repair(text: str) -> None:
+        raise AssertionError("repaired again")
+
+    monkeypatch.setattr(notes_module, "repair_with_findings", no_repair)
+    (again,) = find_notes(project)
+    assert (again.original, again.findings) == (first.original, first.findings)
+    damaged = project / "extensions" / "notes" / "multiturn-grpo.zh.damaged.md"
+    damaged.write_text(damaged.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    notes_module._repair.cache_clear()
+    with pytest.raises(AssertionError, match="repaired again"):
+        find_notes(project)
