@@ -11,7 +11,10 @@ the steps after MkDocs (search fields, root pages, link check), and the
 whole build's overhead over plain MkDocs on the same generated Markdown
 (the yardstick, run the same way in the same process) [<= 1.10x]. Each
 build runs cold (empty work folder) and again right after (the generated
-Markdown of unchanged inputs is reused; MkDocs and the checks run in full). Figures
+Markdown of unchanged inputs is reused; MkDocs and the checks run in full).
+Both use the user's cache as any build after the first one on a machine does
+(the validated registry, the repaired extension notes: ``metrics_registry.cache``);
+``METRICS_REGISTRY_CACHE=off`` measures without it. Figures
 vary with the machine's load: compare the ratios.
 """
 
