@@ -27,7 +27,7 @@ from metrics_registry.schema import schema_text
 from metrics_registry.site import hooks
 from metrics_registry.site.assets import copy_assets, katex_dist
 from metrics_registry.site.generate import generate_pages
-from metrics_registry.site.incremental import generation_key, record, registry_digest, reusable
+from metrics_registry.site.incremental import generation_key, inputs_digest, record, registry_digest, reusable
 from metrics_registry.site.languages import DEFAULT_LANGUAGE, SITE_LANGUAGES
 from metrics_registry.site.linkcheck import check_links
 from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
@@ -278,8 +278,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     pages = 0
     generating = 0.0
     data: dict[str, str] | None = None  # the exports, made when a language is generated
-    registry_hash = registry_digest(registry)
-    katex = katex_dist(root)
+    inputs = inputs_digest(registry_digest(registry), root, katex_dist(root))
     futures = []
     # Each language's MkDocs starts as soon as its pages are written, while the next language's are
     # generated: generation is one core's work, and MkDocs runs in its own process.
@@ -287,7 +286,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
         for lang in codes:
             began = time.perf_counter()
             docs = work / "docs" / lang
-            key = generation_key(registry_hash, root, lang, katex)
+            key = generation_key(inputs, lang)
             kept = reusable(docs, key)
             if kept is None:
                 written = generate_pages(registry, root, docs, lang=lang)

@@ -36,7 +36,7 @@ from pydantic import BaseModel
 
 from metrics_registry.registry import Registry
 
-__all__ = ["STAMP", "generation_key", "record", "registry_digest", "reusable"]
+__all__ = ["STAMP", "generation_key", "inputs_digest", "record", "registry_digest", "reusable"]
 
 #: The stamp file in a generated language folder (MkDocs skips dot files).
 STAMP = ".mr-generated.json"
@@ -118,15 +118,20 @@ def _code_and_libraries() -> bytes:
     return digest.digest()
 
 
-def generation_key(registry_hash: str, root: Path, lang: str, katex: Path) -> str:
-    """The key of one language's generated pages (see the module docstring)."""
-    digest = hashlib.sha256(f"generated pages {_FORMAT}\0{lang}\0{registry_hash}\0".encode())
+def inputs_digest(registry_hash: str, root: Path, katex: Path) -> str:
+    """A digest of what every language's pages are made from (read once per build, not per language)."""
+    digest = hashlib.sha256(f"generated pages {_FORMAT}\0{registry_hash}\0".encode())
     digest.update(_code_and_libraries())
     _content_digest([root / "mkdocs.yml"], root, digest)
     for folder in ("docs", "i18n"):
         _content_digest(list(_files(root / folder)), root, digest)
     _stat_digest(katex, digest)
     return digest.hexdigest()
+
+
+def generation_key(inputs: str, lang: str) -> str:
+    """The key of one language's generated pages: the build's :func:`inputs_digest` and the language."""
+    return hashlib.sha256(f"{inputs}\0{lang}".encode()).hexdigest()
 
 
 def _tree_digest(out: Path) -> str:

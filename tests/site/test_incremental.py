@@ -14,7 +14,14 @@ import pytest
 import metrics_registry
 from metrics_registry import Registry
 from metrics_registry.site.build import build_site
-from metrics_registry.site.incremental import STAMP, generation_key, record, registry_digest, reusable
+from metrics_registry.site.incremental import (
+    STAMP,
+    generation_key,
+    inputs_digest,
+    record,
+    registry_digest,
+    reusable,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENRLHF = ROOT / "metrics_registry" / "data" / "openrlhf.yaml"
@@ -77,20 +84,24 @@ def _project(tmp_path: Path) -> Path:
     return project
 
 
+def _key(registry_hash: str, project: Path, lang: str, katex: Path) -> str:
+    return generation_key(inputs_digest(registry_hash, project, katex), lang)
+
+
 def test_the_key_changes_with_each_input(tmp_path: Path) -> None:
     project = _project(tmp_path)
     katex = project / "node_modules" / "katex" / "dist"
-    key = generation_key("registry", project, "en", katex)
-    assert generation_key("registry", project, "en", katex) == key
-    assert generation_key("another registry", project, "en", katex) != key
-    assert generation_key("registry", project, "vi", katex) != key
+    key = _key("registry", project, "en", katex)
+    assert _key("registry", project, "en", katex) == key
+    assert _key("another registry", project, "en", katex) != key
+    assert _key("registry", project, "vi", katex) != key
     page = project / "docs" / "en" / "index.md"
     page.write_text("# Home\n\nSecond text.\n", encoding="utf-8")
-    edited = generation_key("registry", project, "en", katex)
+    edited = _key("registry", project, "en", katex)
     assert edited != key
     (project / "i18n" / "vi").mkdir(parents=True)
     (project / "i18n" / "vi" / "ui.po").write_text('msgid ""\nmsgstr ""\n', encoding="utf-8")
-    assert generation_key("registry", project, "en", katex) != edited
+    assert _key("registry", project, "en", katex) != edited
 
 
 def test_a_folder_touched_since_it_was_generated_is_not_reused(tmp_path: Path) -> None:
