@@ -38,7 +38,13 @@ from pathlib import Path
 
 from metrics_registry.fileio import atomic_write_text
 
-__all__ = ["FOLDED_LANGUAGES", "MATERIAL_LUNR_VI", "SEARCH_INDEX", "compact_index", "install_vietnamese_folding"]
+__all__ = [
+    "FOLDED_LANGUAGES",
+    "MATERIAL_LUNR_VI",
+    "SEARCH_INDEX",
+    "compact_index",
+    "install_vietnamese_folding",
+]
 
 #: Languages whose readers often type without diacritics.
 FOLDED_LANGUAGES = frozenset({"vi"})

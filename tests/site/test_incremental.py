@@ -58,9 +58,9 @@ def test_the_registry_digest_sees_a_changed_text(small_registry: Registry) -> No
         [
             type(entry)(
                 entry.metric.model_copy(update={"summary": "Changed."}), entry.family, entry.path, entry.line
-            )
-        ]
-        + small_registry.entries[1:],
+            ),
+            *small_registry.entries[1:],
+        ],
         small_registry.concepts,
     )
     assert registry_digest(changed) != registry_digest(small_registry)
