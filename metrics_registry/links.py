@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+from functools import lru_cache
 
 from metrics_registry.registry import Entry
 from metrics_registry.reporting import SITE_URL_ENV
@@ -81,6 +82,7 @@ def metric_page(entry: Entry) -> str:
     return f"reference/{entry.family.id}/{metric_slug(entry)}/"
 
 
+@lru_cache(maxsize=1 << 16)  # a family's pages link to the same pages over and over
 def relative_link(source: str, here: str) -> str:
     """A Markdown link from the page ``here`` to the page ``source`` (both below the docs folder).
 

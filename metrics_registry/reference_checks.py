@@ -68,7 +68,7 @@ def _module_spec(
     return spec, depth
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)  # more than the reference modules: none is parsed twice in a run
 def _parse_module(path: Path, mtime: float) -> ast.Module | None:
     try:
         return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -100,6 +101,7 @@ class AmbiguousMetricError(RegistryError, LookupError):
         self.matches = matches
 
 
+@lru_cache(maxsize=1 << 16)  # every page links to many metrics: one computation per key
 def anchor(key: str) -> str:
     """The page anchor of a metric: stable, the same in every language.
 

@@ -155,15 +155,26 @@ class UiTranslations:
     lang: str | None = None
     catalog: Catalog | None = None
     fallbacks: dict[str, Status] = field(default_factory=dict)
+    #: Each message's translation, or ``None`` and why: a site's pages ask for the same labels
+    #: over a hundred thousand times.
+    _looked_up: dict[str, tuple[str | None, Status]] = field(default_factory=dict, repr=False)
 
     def gettext(self, message: str) -> str:
         if self.lang is None:
             return message
-        from metrics_registry.i18n.catalogs import message_state
+        found = self._looked_up.get(message)
+        if found is None:
+            from metrics_registry.i18n.catalogs import message_state
 
-        state, string = message_state(self.catalog, message, None)
-        if state == "translated" and string:
-            return string if isinstance(string, str) else string[0]
+            state, string = message_state(self.catalog, message, None)
+            if state == "translated" and string:
+                found = (string if isinstance(string, str) else string[0], state)
+            else:
+                found = (None, state)
+            self._looked_up[message] = found
+        translation, state = found
+        if translation is not None:
+            return translation
         self.fallbacks[message] = state
         return message
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markdown.extensions.toc import unique
 from markdown_it import MarkdownIt
@@ -36,6 +37,10 @@ _SLUGIFY = slugify(case="lower")
 _ATTRS = re.compile(r"[ \t]+\{:?([^}\n]*)\}[ \t]*$")
 _ID = re.compile(r"(?:^|\s)#([^\s}]+)")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
+#: The parser: blocks only, then the inline content of headings alone (the inline pass over every
+#: paragraph was half the time of finding a page's headings, and paragraphs are not needed here).
+_MARKDOWN = MarkdownIt("commonmark")
+_BLOCKS = MarkdownIt("commonmark").disable("inline")
 #: YAML front matter, which MkDocs strips before Markdown sees the page.
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 
@@ -60,17 +65,23 @@ def _plain(inline: Token) -> str:
     return "".join(parts)
 
 
-def find_headings(markdown: str) -> list[Heading]:
-    """Every heading of a Markdown page, in order (none inside code or HTML blocks)."""
+@lru_cache(maxsize=256)
+def find_headings(markdown: str) -> tuple[Heading, ...]:
+    """Every heading of a Markdown page, in order (none inside code or HTML blocks).
+
+    Kept for the pages seen last: every language of the site aligns its
+    translations with the same English pages (:func:`align_heading_ids`).
+    """
     front = _FRONT_MATTER.match(markdown)
     if front:  # blank lines in its place: line numbers stay those of the page
         markdown = "\n" * front.group(0).count("\n") + markdown[front.end() :]
-    tokens = MarkdownIt("commonmark").parse(markdown)
+    env: dict[str, object] = {}  # the link reference definitions, which a heading may use
+    tokens = _BLOCKS.parse(markdown, env)
     found = []
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.map is None:
             continue
-        inline = tokens[index + 1]
+        inline = _MARKDOWN.parseInline(tokens[index + 1].content, env)[0]
         text = _plain(inline)
         explicit = None
         attrs = _ATTRS.search(text)
@@ -81,7 +92,7 @@ def find_headings(markdown: str) -> list[Heading]:
         setext = token.markup in {"=", "-"}
         line = token.map[1] - 2 if setext else token.map[0]
         found.append(Heading(line, int(token.tag[1]), " ".join(text.split()), explicit))
-    return found
+    return tuple(found)
 
 
 def _ids(headings: Iterable[Heading], reserved: Iterable[str] = ()) -> list[str]:

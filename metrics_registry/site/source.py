@@ -14,8 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from metrics_registry.reference_checks import find_reference
 from metrics_registry.models import WorkedExample
+from metrics_registry.reference_checks import find_reference
 
 __all__ = ["ReferenceSource", "example_code", "reference_source"]
 
@@ -28,8 +28,9 @@ class ReferenceSource:
     returns_mapping: bool
 
 
-@lru_cache(maxsize=32)
-def _module(path: Path) -> tuple[str, ast.Module]:
+@lru_cache(maxsize=256)  # every reference module, for every language of a build
+def _module(path: Path, mtime_ns: int) -> tuple[str, ast.Module]:
+    """The text and tree of a reference module (``mtime_ns``: an edit while ``serve`` runs is read)."""
     text = path.read_text(encoding="utf-8")
     return text, ast.parse(text, filename=str(path))
 
@@ -40,7 +41,7 @@ def reference_source(reference: str) -> ReferenceSource | None:
     if isinstance(target, str):
         return None
     name = reference.rsplit(".", 1)[1]
-    text, tree = _module(target.path)
+    text, tree = _module(target.path, target.path.stat().st_mtime_ns)
     for node in reversed(tree.body):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
             lines = text.splitlines()

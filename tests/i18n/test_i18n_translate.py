@@ -64,3 +64,21 @@ def test_english_pages_have_no_notices(registry: Registry, tmp_path: Path) -> No
     page = "\n".join(path.read_text(encoding="utf-8") for path in pages)
     assert "!!! warning" not in page and "!!! info" not in page
     assert "**Healthy values**" in page and "**Aggregation:**" in page
+
+
+def test_ui_gettext_remembers_a_fallback_each_time_it_is_asked() -> None:
+    """Lookups are kept per message; the fallbacks a page used are still recorded for every page."""
+    from babel.messages.catalog import Catalog
+
+    from metrics_registry.i18n.translate import UiTranslations
+
+    catalog = Catalog(locale="vi")
+    catalog.add("Home", "Trang chủ")
+    catalog.add("Stale", "Cũ", flags=["fuzzy"])
+    ui = UiTranslations("vi", catalog)
+    for _ in range(2):  # the second page asks again, after the first page's notice cleared the list
+        assert ui.gettext("Home") == "Trang chủ"
+        assert ui.gettext("Stale") == "Stale"
+        assert ui.gettext("Absent") == "Absent"
+        assert ui.fallbacks == {"Stale": "fuzzy", "Absent": "missing"}
+        ui.fallbacks.clear()
