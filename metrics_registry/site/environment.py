@@ -35,6 +35,7 @@ from metrics_registry.registry import Entry, Registry
 from metrics_registry.site.concept_pages import concept_link
 from metrics_registry.site.sanitize import markdown_text
 from metrics_registry.site.source import example_code, reference_source
+from metrics_registry.site.template_cache import template_cache
 from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_value
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ def environment(
 ) -> Environment:
     """The Jinja environment of the page templates; ``here["page"]`` is the page being rendered."""
     here = here if here is not None else {}
+    tight = ui is not None and ui.lang in TIGHT_LANGUAGES
     env = Environment(
         extensions=["jinja2.ext.i18n", "jinja2.ext.do"],
         loader=PackageLoader("metrics_registry", "templates"),
@@ -89,7 +91,8 @@ def environment(
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,  # Markdown output; the registry text is Markdown by design
-        finalize=tidy_value if ui is not None and ui.lang in TIGHT_LANGUAGES else None,
+        finalize=tidy_value if tight else None,
+        bytecode_cache=template_cache("tight" if tight else "plain"),  # compiled code differs
     )
 
     def page_link(source: str) -> str:
