@@ -11,7 +11,8 @@ The steps, for a whole document at a time:
 3. Choose the readings of each line together (:mod:`.decoder`), with the
    language model and what the rest of the document holds intact; then,
    when a model of Chinese word sequences is installed, choose again among
-   the doubtful readings of the line (:mod:`.rescoring`).
+   the doubtful readings of the line (:mod:`.rescoring`), with a weight set
+   by how well that model fits the document's undamaged Chinese.
 4. Leave a unit as it is when no reading is a plausible character (the
    finding then says so).
 """
@@ -27,7 +28,7 @@ from metrics_registry.encoding.decoder import Cell, Option, decode
 from metrics_registry.encoding.detection import Detection, Stretch, detect, word_around
 from metrics_registry.encoding.domain import DomainModel
 from metrics_registry.encoding.findings import Alternative, Edit, Kind, Spot
-from metrics_registry.encoding.rescoring import rescore
+from metrics_registry.encoding.rescoring import document_weight, rescore
 from metrics_registry.encoding.utf8 import Unit, UnitKind
 from metrics_registry.encoding.word_ngrams import ChineseWordModel
 
@@ -117,9 +118,12 @@ def _decode_line(
     nbsp_cost: float,
     model: ChineseWordModel | None,
     domain_model: DomainModel | None,
+    *,
+    weight: float | None = None,
 ) -> None:
     """Choose the readings of the line's slots together (:func:`.decoder.decode`), then, with a
-    model of word sequences, again among the doubtful ones (:func:`.rescoring.rescore`).
+    model of word sequences, again among the doubtful ones (:func:`.rescoring.rescore`, with
+    ``weight``; a weight of 0 leaves the first pass's choice).
     """
     cells: list[Cell] = []
     for cell in line:
@@ -134,11 +138,11 @@ def _decode_line(
             cell.choice = decoded.choice[index]
             cell.probabilities = decoded.probabilities[index]
             slots.append(cell)
-    if model is not None:
+    if model is not None and weight != 0:
         for start, end in _han_windows(line):
             group = [c for c in line[start:end] if isinstance(c, _Slot) and c.options]
             if group:
-                rescore(group, lambda s=start, e=end: _render_line(line[s:e])[0], model, domain_model)
+                rescore(group, lambda s=start, e=end: _render_line(line[s:e])[0], model, domain_model, weight)
     rendered, where = _render_line(line)
     for index, cell in enumerate(line):
         if isinstance(cell, _Slot) and cell.choice is not None and not cell.kept():
@@ -179,6 +183,23 @@ def _han_windows(line: list[str | _Slot]) -> list[tuple[int, int]]:
         else:
             windows.append((start, end))
     return windows
+
+
+def _undamaged_han(lines: list[list[str | _Slot]]) -> list[str]:
+    """The runs of Chinese characters of ``lines`` between damaged characters (slots) and others:
+    the document's own text that the second pass's weight is measured on."""
+    runs: list[str] = []
+    for line in lines:
+        run: list[str] = []
+        for cell in line:
+            if isinstance(cell, str) and lm.is_han(cell):
+                run.append(cell)
+            elif run:
+                runs.append("".join(run))
+                run = []
+        if run:
+            runs.append("".join(run))
+    return runs
 
 
 def _render_line(line: list[str | _Slot]) -> tuple[str, list[int]]:
@@ -246,9 +267,11 @@ def repair_lost_bytes(
     doc = lm.DocumentContext.from_text(_render(pieces))
     model = word_ngrams.active() if doc.chinese or doc.traditional or doc.simplified else None
     domain_model = domain.active() if model is not None else None
-    lines = [line for line in _lines(pieces) if any(isinstance(c, _Slot) and c.options for c in line)]
+    every_line = _lines(pieces)
+    weight = None if model is None else document_weight(_undamaged_han(every_line), model, domain_model)
+    lines = [line for line in every_line if any(isinstance(c, _Slot) and c.options for c in line)]
     for line in lines:
-        _decode_line(line, doc, detection.nbsp_cost, model, domain_model)
+        _decode_line(line, doc, detection.nbsp_cost, model, domain_model, weight=weight)
     return _edits(text, pieces, detection)
 
 
