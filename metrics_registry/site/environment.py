@@ -222,5 +222,3 @@ def _api_link(reference: str, page_link: Callable[[str], str]) -> str:
 def help_link(page: str) -> str:
     """Relative link from ``page`` (a path below the language folder) to the translation guide."""
     return os.path.relpath(HELP_PAGE, str(PurePosixPath(page).parent)).replace(os.sep, "/")
-
-

@@ -37,7 +37,9 @@ def _compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     original = Environment.compile
 
-    def counting(self: Environment, source: str, name: str | None = None, *args: object, **kw: object) -> object:
+    def counting(
+        self: Environment, source: str, name: str | None = None, *args: object, **kw: object
+    ) -> object:
         calls.append(str(name))
         return original(self, source, name, *args, **kw)  # type: ignore[arg-type]
 
@@ -75,7 +77,7 @@ def test_a_damaged_entry_is_compiled_again(
     expected = _render(registry)
     (entry,) = cache_folder.glob("*.pickle")
     stored = cache.read(entry.stem)
-    cache.write(entry.stem, {name: b"not bytecode" for name in stored})
+    cache.write(entry.stem, dict.fromkeys(stored, b"not bytecode"))
     kept.template_cache.cache_clear()
     compiles = _compiles(monkeypatch)
     assert _render(registry) == expected
