@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from metrics_registry.site.assets import copy_assets, katex_dist
 from metrics_registry.site.generate import generate_pages
 from metrics_registry.site.incremental import generation_key, inputs_digest, record, registry_digest, reusable
 from metrics_registry.site.languages import DEFAULT_LANGUAGE, SITE_LANGUAGES
-from metrics_registry.site.linkcheck import check_links
+from metrics_registry.site.linkcheck import Page, check_links, scan_folder
 from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
 from metrics_registry.site.rootpages import write_root_pages
 from metrics_registry.site.sanitize import clean_text
@@ -256,6 +256,20 @@ def build_site(
     return report
 
 
+def _finish_mkdocs(
+    futures: list[Future[tuple[int, str, float]]], codes: tuple[str, ...], output: Path
+) -> tuple[list[tuple[int, str, float]], dict[str, Page]]:
+    """Each language's MkDocs result, and its pages read for the link check as soon as MkDocs
+    wrote them, while the other languages are still being built (a core is free as soon as one
+    language is done)."""
+    scanned: dict[str, Page] = {}
+    for future in as_completed(futures):
+        code, _, _ = future.result()
+        if code == 0:
+            scanned.update(scan_folder(output, codes[futures.index(future)]))
+    return [future.result() for future in futures], scanned
+
+
 def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     registry: Registry,
     output: Path,
@@ -319,7 +333,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             configs.append(path)
             generating += time.perf_counter() - began
             futures.append(pool.submit(_mkdocs, path, locks))
-        results = [future.result() for future in futures]
+        results, scanned = _finish_mkdocs(futures, codes, output)
     for config, (code, log, _) in zip(configs, results, strict=True):
         if code != 0:
             lines = [line for line in log.splitlines() if line.strip()]
@@ -327,7 +341,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
     built = time.perf_counter()
     write_root_pages(output, listed, data or data_files(registry, root), base_url)
-    problems = check_links(output)
+    problems = check_links(output, scanned=scanned)
     if problems:
         shown = "\n  ".join(str(problem) for problem in problems[:20])
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""

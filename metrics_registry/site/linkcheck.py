@@ -7,41 +7,29 @@ links are not fetched (the site must work offline); links to the site's own
 URL are checked as local files.
 
 Not a link-checking tool: those crawl over HTTP and fetch external links,
-and a static folder needs neither. Not the standard library's
-``html.parser`` either, which this used to be: it is pure Python and took
-~6 ms a page (~10 s for the three languages' 1,600 pages, as long as a
-third of MkDocs' own build). The pages are the output of MkDocs and its
-theme, with the untrusted parts already serialized by nh3 (quoted
-attributes), so start tags are found with one regular expression that
-follows HTML's attribute syntax (quotes may hold ``>``), after dropping
-what HTML does not read as tags: comments and the bodies of ``script`` and
-``style`` elements. Targets are looked up in the set of the site's files,
-read once, instead of a ``stat`` per link.
+and a static folder needs neither. The pages are read by lexbor, an HTML5
+parser written in C, through selectolax: the three languages' 1,600 pages
+(88 MB) take 0.7 s of CPU, where the standard library's ``html.parser``
+took ~10 s and a regular expression over start tags (which this used to
+be) 2.0 s, for the same ids and links on every page. Targets are looked up
+in the set of the site's files, read once, instead of a ``stat`` per link.
 """
 
 from __future__ import annotations
 
-import html
 import os
 import posixpath
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urlsplit
 
-__all__ = ["BrokenLink", "check_links", "scan_page"]
+__all__ = ["BrokenLink", "Page", "check_links", "scan_folder", "scan_page"]
 
-_LINK_ATTRIBUTES = {"a": "href", "link": "href", "script": "src", "img": "src", "iframe": "src"}
-#: What HTML does not parse as tags: comments, and the raw text of script and style elements
-#: (the opening tag is kept: a script's ``src`` is a link).
-_NOT_TAGS = re.compile(
-    r"<(?:!--.*?-->|(script\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>).*?</script\s*>"
-    r"|(style\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>).*?</style\s*>)",
-    re.DOTALL | re.IGNORECASE,
-)
-_START_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
-_ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+#: The elements whose attribute is a link, as one CSS selector (lexbor returns them in document order).
+_LINKS = "a[href], link[href], script[src], img[src], iframe[src]"
+_IDS = "[id], a[name]"
 
 
 @dataclass(frozen=True)
@@ -62,29 +50,21 @@ class Page:
     links: list[str] = field(default_factory=list)
 
 
-def _attributes(text: str) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for match in _ATTRIBUTE.finditer(text):
-        value = next((group for group in match.groups()[1:] if group is not None), "")
-        values.setdefault(match[1].lower(), html.unescape(value) if "&" in value else value)
-    return values
+def scan_page(text: str | bytes) -> Page:
+    """The ids (``id``, and ``name`` of ``<a>``) and links of one HTML page, as a browser parses it."""
+    from selectolax.lexbor import LexborHTMLParser
 
-
-def scan_page(text: str) -> Page:
-    """The ids and links of one HTML page."""
+    tree = LexborHTMLParser(text)
     page = Page()
-    text = _NOT_TAGS.sub(lambda m: "<" + (m[1] or m[2]) if m[1] or m[2] else "", text)
-    for match in _START_TAG.finditer(text):
-        tag, rest = match[1].lower(), match[2]
-        if tag not in _LINK_ATTRIBUTES and "id" not in rest.lower():
-            continue  # most tags: no link, no id
-        values = _attributes(rest)
-        for name in ("id", "name") if tag == "a" else ("id",):
-            if values.get(name):
-                page.ids.add(values[name])
-        target = values.get(_LINK_ATTRIBUTES.get(tag, ""))
-        if target:
-            page.links.append(target)
+    for node in tree.css(_IDS):
+        for name in ("id", "name") if node.tag == "a" else ("id",):
+            value = node.attributes.get(name)
+            if value:
+                page.ids.add(value)
+    for node in tree.css(_LINKS):
+        value = node.attributes.get("src" if node.tag in ("script", "img", "iframe") else "href")
+        if value:
+            page.links.append(value)
     return page
 
 
@@ -93,17 +73,31 @@ def _split(link: str) -> SplitResult:
     return urlsplit(link)  # the same theme links recur on every page
 
 
-def check_links(site: Path, base_url: str | None = None) -> list[BrokenLink]:
+def scan_folder(site: Path, folder: str) -> dict[str, Page]:
+    """The pages below ``site/folder``, scanned now (names relative to ``site``): a build scans
+    a language as soon as MkDocs wrote it, while the other languages are still being built."""
+    site = site.resolve()
+    names = sorted(name for name in _files(site) if name.startswith(folder.rstrip("/") + "/"))
+    return _scan_files(site, [name for name in names if name.endswith(".html")])
+
+
+def check_links(
+    site: Path, base_url: str | None = None, scanned: Mapping[str, Page] | None = None
+) -> list[BrokenLink]:
     """Every broken internal link or anchor in the HTML under ``site``.
 
     Pages are addressed as the site is served (``/`` = ``site``); absolute
-    links starting with ``base_url`` count as internal.
+    links starting with ``base_url`` count as internal. ``scanned`` are pages
+    already read (:func:`scan_folder`) and not written since.
     """
     site = site.resolve()
-    files = {path.relative_to(site).as_posix() for path in site.rglob("*") if path.is_file()}
+    files = _files(site)
     folders = {posixpath.dirname(name) for name in files}
     folders |= {parent for folder in folders for parent in _parents(folder)}
-    pages = _scan_all(site, sorted(name for name in files if name.endswith(".html")))
+    scanned = scanned or {}
+    html_pages = sorted(name for name in files if name.endswith(".html"))
+    pages = _scan_all(site, [name for name in html_pages if name not in scanned])
+    pages.update((name, page) for name, page in scanned.items() if name in files)
     base = urlsplit(base_url) if base_url else None
     problems: list[BrokenLink] = []
     for name, page in pages.items():
@@ -132,8 +126,17 @@ def check_links(site: Path, base_url: str | None = None) -> list[BrokenLink]:
     return problems
 
 
+def _files(site: Path) -> set[str]:
+    """Every file below ``site``, as a path relative to it with ``/``."""
+    found: set[str] = set()
+    for folder, _, names in os.walk(site):
+        relative = Path(folder).relative_to(site).as_posix()
+        found.update(names if relative == "." else (f"{relative}/{name}" for name in names))
+    return found
+
+
 def _scan_files(site: Path, names: list[str]) -> dict[str, Page]:
-    return {name: scan_page((site / name).read_text(encoding="utf-8", errors="replace")) for name in names}
+    return {name: scan_page((site / name).read_bytes()) for name in names}
 
 
 #: Pages below which one process scans them all (starting workers costs more than it saves).

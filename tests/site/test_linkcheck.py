@@ -90,3 +90,25 @@ def test_a_large_site_is_scanned_in_parallel_with_the_same_findings(
     parallel = _problems(site)
     monkeypatch.setattr(linkcheck, "_PARALLEL_FROM", 10**9)
     assert _problems(site) == parallel == {("p599/index.html", "../p0/#gone", "no anchor '#gone'")}
+
+
+def test_pages_scanned_while_the_build_goes_on_give_the_same_findings(tmp_path: Path) -> None:
+    """A build reads each language once MkDocs wrote it; the check then reads only the rest."""
+    site = _site(
+        tmp_path,
+        {
+            "index.html": '<a href="en/#gone">root</a><a href="vi/#x">vi</a>',
+            "en/index.html": '<h2 id="here">x</h2><a href="../vi/#x">to vi</a><a href="#nowhere">self</a>',
+            "vi/index.html": '<h2 id="x">x</h2><a href="../en/#here">to en</a>',
+            "vi/old/index.html": '<a href="../../missing/">written then removed</a>',
+        },
+    )
+    early = {**linkcheck.scan_folder(site, "en"), **linkcheck.scan_folder(site, "vi")}
+    assert sorted(early) == ["en/index.html", "vi/index.html", "vi/old/index.html"]
+    (site / "vi" / "old" / "index.html").unlink()  # a scanned page that is gone is not checked
+    expected = {
+        ("index.html", "en/#gone", "no anchor '#gone'"),
+        ("en/index.html", "#nowhere", "no anchor '#nowhere'"),
+    }
+    assert {(p.page, p.target, p.problem) for p in check_links(site, scanned=early)} == expected
+    assert _problems(site) == expected
