@@ -12,6 +12,7 @@ those (where fuzzy entries were left out, so they count as missing).
 
 from __future__ import annotations
 
+import functools
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,16 +69,24 @@ class Text:
         return self.status in ("fuzzy", "missing")
 
 
+@functools.lru_cache(maxsize=16)
+def _read_po(path: Path, size: int, mtime_ns: int) -> Catalog:
+    """A ``.po`` catalog, parsed once per version of the file in this process (a build reads each
+    language's catalogs for its pages and again for the exported registry). Callers only read it."""
+    from metrics_registry.i18n.catalogs import read_catalog
+
+    return read_catalog(path)
+
+
 def load_catalog(root: Path, lang: str, domain: str) -> Catalog | None:
-    """The ``.po`` catalog of ``lang``, else its ``.mo``, else ``None``."""
+    """The ``.po`` catalog of ``lang``, else its ``.mo``, else ``None`` (shared: do not change it)."""
     from babel.messages.catalog import Catalog
     from babel.messages.mofile import read_mo
 
-    from metrics_registry.i18n.catalogs import read_catalog
-
     po = catalog_path(root, lang, domain)
     if po.exists():
-        return read_catalog(po)
+        status = po.stat()
+        return _read_po(po.resolve(), status.st_size, status.st_mtime_ns)
     mo = po.with_suffix(".mo")
     if mo.exists():
         try:
