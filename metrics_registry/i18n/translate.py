@@ -166,7 +166,7 @@ class UiTranslations:
     fallbacks: dict[str, Status] = field(default_factory=dict)
     #: Each message's translation, or ``None`` and why: a site's pages ask for the same labels
     #: over a hundred thousand times.
-    _looked_up: dict[str, tuple[str | None, Status]] = field(default_factory=dict, repr=False)
+    _looked_up: dict[str, tuple[str | None, Status]] = field(default_factory=dict, repr=False, compare=False)
 
     def gettext(self, message: str) -> str:
         if self.lang is None:
