@@ -47,7 +47,13 @@ TRUSTED_PAGES_KEY = "mr_trusted_pages"
 #: ``page.meta`` flags the theme override reads, and the class in a page's HTML that sets each:
 #: formulas (pymdownx.arithmatex) need KaTeX; a family index (family.md.j2) needs its script.
 PAGE_ASSETS = {"mr_formulas": "arithmatex", "mr_family_index": "mr-family-index"}
-_CLASSES = re.compile(r"""\bclass=(?:"([^"]*)"|'([^']*)')""")
+#: A class attribute holding each of those classes (a whole name among the attribute's names).
+_HAS_CLASS = {
+    key: re.compile(
+        rf"""\bclass=(?:"[^"]*?(?<![^\s"]){re.escape(name)}(?![^\s"])|'[^']*?(?<![^\s']){re.escape(name)}(?![^\s']))"""
+    )
+    for key, name in PAGE_ASSETS.items()
+}
 
 
 class _RefuseUrls(Treeprocessor):
@@ -88,9 +94,9 @@ def _clean_toc(items: Iterable[Any]) -> None:
 
 def _mark_assets(html: str, page: Any) -> None:
     """Set the :data:`PAGE_ASSETS` flags of the page from the classes its HTML uses."""
-    classes = {name for match in _CLASSES.finditer(html) for name in (match[1] or match[2] or "").split()}
     for key, name in PAGE_ASSETS.items():
-        page.meta[key] = name in classes
+        # the plain substring test first: most pages lack one of the names altogether
+        page.meta[key] = name in html and _HAS_CLASS[key].search(html) is not None
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
