@@ -22,6 +22,7 @@ EXTRA_OF: dict[str, str] = {
     "wordfreq": "encoding",
     "opencc": "encoding",
     "nh3": "docs",
+    "selectolax": "docs",
     "mkdocs": "docs",
     "markdown": "docs",
     "pymdownx": "docs",
