@@ -32,7 +32,10 @@ class ReferenceTarget:
     """Where a dotted reference points: the module file and the function's parameters.
 
     ``parameters`` is ``None`` when the name is found but its signature cannot be
-    read statically (a class, an assignment or a re-export).
+    read statically (a class, an assignment or a re-export). ``lines`` are the
+    function's first (decorators included) and last lines in ``path``, and
+    ``returns`` its return annotation, so the site shows its source without
+    parsing the module again.
     """
 
     module: str
@@ -40,6 +43,8 @@ class ReferenceTarget:
     parameters: tuple[str, ...] | None = None
     required: tuple[str, ...] = ()
     takes_any_keyword: bool = False
+    lines: tuple[int, int] | None = None
+    returns: str = ""
 
 
 def _module_spec(
@@ -85,7 +90,16 @@ def _target(node: ast.AST, module: str, path: Path) -> ReferenceTarget:
     required = [a.arg for a in positional[: len(positional) - with_default]]
     required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None]
     names = [a.arg for a in [*args.args, *args.kwonlyargs]]  # positional-only cannot be keywords
-    return ReferenceTarget(module, path, tuple(names), tuple(required), args.kwarg is not None)
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return ReferenceTarget(
+        module,
+        path,
+        tuple(names),
+        tuple(required),
+        args.kwarg is not None,
+        (first, node.end_lineno or node.lineno),
+        ast.unparse(node.returns) if node.returns else "",
+    )
 
 
 def _defines(node: ast.stmt, name: str) -> bool:

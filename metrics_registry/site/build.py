@@ -262,11 +262,12 @@ def _finish_mkdocs(
     """Each language's MkDocs result, and its pages read for the link check as soon as MkDocs
     wrote them, while the other languages are still being built (a core is free as soon as one
     language is done)."""
+    language = dict(zip(futures, codes, strict=True))
     scanned: dict[str, Page] = {}
     for future in as_completed(futures):
         code, _, _ = future.result()
         if code == 0:
-            scanned.update(scan_folder(output, codes[futures.index(future)]))
+            scanned.update(scan_folder(output, language[future]))
     return [future.result() for future in futures], scanned
 
 

@@ -77,8 +77,8 @@ def scan_folder(site: Path, folder: str) -> dict[str, Page]:
     """The pages below ``site/folder``, scanned now (names relative to ``site``): a build scans
     a language as soon as MkDocs wrote it, while the other languages are still being built."""
     site = site.resolve()
-    names = sorted(name for name in _files(site) if name.startswith(folder.rstrip("/") + "/"))
-    return _scan_files(site, [name for name in names if name.endswith(".html")])
+    names = sorted(name for name in _files(site, folder) if name.endswith(".html"))
+    return _scan_files(site, names)
 
 
 def check_links(
@@ -126,10 +126,10 @@ def check_links(
     return problems
 
 
-def _files(site: Path) -> set[str]:
-    """Every file below ``site``, as a path relative to it with ``/``."""
+def _files(site: Path, below: str = "") -> set[str]:
+    """Every file below ``site`` (or its folder ``below``), as a path relative to ``site`` with ``/``."""
     found: set[str] = set()
-    for folder, _, names in os.walk(site):
+    for folder, _, names in os.walk(site / below):
         relative = Path(folder).relative_to(site).as_posix()
         found.update(names if relative == "." else (f"{relative}/{name}" for name in names))
     return found

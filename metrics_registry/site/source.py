@@ -7,7 +7,6 @@ is in the package, and each worked example as a call a reader can paste.
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,28 +28,20 @@ class ReferenceSource:
 
 
 @lru_cache(maxsize=256)  # every reference module, for every language of a build
-def _module(path: Path, mtime_ns: int) -> tuple[str, ast.Module]:
-    """The text and tree of a reference module (``mtime_ns``: an edit while ``serve`` runs is read)."""
-    text = path.read_text(encoding="utf-8")
-    return text, ast.parse(text, filename=str(path))
+def _lines(path: Path, mtime_ns: int) -> list[str]:
+    """The lines of a reference module (``mtime_ns``: an edit while ``serve`` runs is read)."""
+    return path.read_text(encoding="utf-8").splitlines()
 
 
 def reference_source(reference: str) -> ReferenceSource | None:
     """The source of the function ``reference`` names, decorators included; ``None`` if not found."""
-    target = find_reference(reference)
-    if isinstance(target, str):
+    target = find_reference(reference)  # parses the module once per version of it
+    if isinstance(target, str) or target.lines is None:
         return None
-    name = reference.rsplit(".", 1)[1]
-    text, tree = _module(target.path, target.path.stat().st_mtime_ns)
-    for node in reversed(tree.body):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
-            lines = text.splitlines()
-            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            code = "\n".join(lines[start - 1 : node.end_lineno])
-            annotation = ast.unparse(node.returns) if node.returns else ""
-            mapping = any(word in annotation for word in ("dict", "Mapping"))
-            return ReferenceSource(target.module, name, code, mapping)
-    return None
+    first, last = target.lines
+    code = "\n".join(_lines(target.path, target.path.stat().st_mtime_ns)[first - 1 : last])
+    mapping = any(word in target.returns for word in ("dict", "Mapping"))
+    return ReferenceSource(target.module, reference.rsplit(".", 1)[1], code, mapping)
 
 
 def _leaves(value: Any) -> list[Any]:

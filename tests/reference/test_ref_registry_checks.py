@@ -142,6 +142,19 @@ def test_find_reference_reads_the_signature_without_importing() -> None:
     assert "is a module" in str(find_reference("metrics_registry.reference.kl"))
 
 
+def test_find_reference_gives_the_function_lines_decorators_included(tmp_path: Path) -> None:
+    package = tmp_path / "toy_lines"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    source = "import functools\n\n\n@functools.cache\ndef f(x) -> dict:\n    return {}\n\n\nY = 1\n"
+    (package / "refs.py").write_text(source, encoding="utf-8")
+    target = find_reference("toy_lines.refs.f", (tmp_path,))
+    assert not isinstance(target, str)
+    assert target.lines == (4, 6)
+    assert target.returns == "dict"
+    assert find_reference("toy_lines.refs.Y", (tmp_path,)).lines is None  # type: ignore[union-attr]
+
+
 def test_coverage_of_the_shipped_registry_is_complete() -> None:
     registry, findings = validate([ROOT / "extensions" / "multiturn_grpo.yaml"])
     assert not [f for f in findings if f.rule.startswith("MR13")]
