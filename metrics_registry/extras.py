@@ -32,7 +32,7 @@ EXTRA_OF: dict[str, str] = {
     "watchdog": "live",
     "kenlm": "zh-lm",
     "torch": "torch",
-    "numpy": "torch",  # torch requires it
+    "numpy": "torch",  # listed in the extra: torch's wheels do not depend on it
     "pylatexenc": "formulas",
 }
 

@@ -43,7 +43,9 @@ STAMP = ".mr-generated.json"
 _FORMAT = 1
 _PACKAGE = Path(__file__).resolve().parents[1]
 #: The libraries whose output lands in the generated Markdown.
-_LIBRARIES = ("jinja2", "babel", "yaml", "markdown_it", "pydantic", "pylatexenc")
+#: The distributions whose version (or absence) changes the generated pages: torch computes the
+#: concepts' worked examples (left out without it), pylatexenc the formulas' plain text.
+_LIBRARIES = ("jinja2", "babel", "pyyaml", "markdown-it-py", "pydantic", "pylatexenc", "torch")
 
 
 def _canonical(value: Any) -> Any:
@@ -103,17 +105,15 @@ def _content_digest(paths: Iterable[Path], root: Path, digest: Any) -> None:
 
 @cache
 def _code_and_libraries() -> bytes:
-    import importlib
+    from importlib import metadata  # versions without importing (torch would take seconds)
 
     digest = hashlib.sha256()
     _stat_digest(_PACKAGE, digest)
     for name in _LIBRARIES:
         try:
-            module = importlib.import_module(name)
-        except ImportError:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
             version = "absent"
-        else:
-            version = str(getattr(module, "__version__", getattr(module, "VERSION", "?")))
         digest.update(f"{name}={version}\n".encode())
     return digest.digest()
 

@@ -104,6 +104,34 @@ def test_the_key_changes_with_each_input(tmp_path: Path) -> None:
     assert _key("registry", project, "en", katex) != edited
 
 
+def test_installing_torch_generates_the_pages_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without torch the concepts' worked examples are left out: installing it must not reuse those pages."""
+    from importlib import metadata
+
+    from metrics_registry.site import incremental
+
+    project = _project(tmp_path)
+    katex = project / "node_modules" / "katex" / "dist"
+    real_version = metadata.version
+
+    def torch_as(installed: str | None) -> str:
+        def version(name: str) -> str:
+            if name != "torch":
+                return real_version(name)
+            if installed is None:
+                raise metadata.PackageNotFoundError(name)
+            return installed
+
+        monkeypatch.setattr(metadata, "version", version)
+        incremental._code_and_libraries.cache_clear()
+        return _key("registry", project, "en", katex)
+
+    try:
+        assert torch_as(None) != torch_as("2.13.0+cpu") != torch_as("2.14.0")
+    finally:
+        incremental._code_and_libraries.cache_clear()
+
+
 def test_a_folder_touched_since_it_was_generated_is_not_reused(tmp_path: Path) -> None:
     out = tmp_path / "docs" / "en"
     out.mkdir(parents=True)
