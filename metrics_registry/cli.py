@@ -194,18 +194,49 @@ def explain(obj: _Context, key: str, family: str | None, trl_version: str | None
     """Explain a logged KEY (aliases, legacy names, templated and eval_ keys; grpo:kl names a family's)."""
     from rich.console import Console
 
+    from metrics_registry import explain_pack
     from metrics_registry.config import registry_paths
     from metrics_registry.rendered import output_key, render_kept
 
     console = Console(soft_wrap=False)
     files = registry_paths(obj.extra, include_configured=obj.use_config)
     kept = output_key(files, console, "explain", key, family, trl_version)
-    render_kept(kept, console, lambda: _explain(obj, key, family, trl_version, console))
+    loaded: list[Registry] = []
+    render_kept(
+        kept,
+        console,
+        lambda: _explain(
+            obj, files, key=key, family=family, trl_version=trl_version, console=console, loaded=loaded
+        ),
+    )
+    if loaded:  # the registry was loaded because no pack was kept: build it, the output is printed
+        explain_pack.keep(files, loaded[0])
 
 
-def _explain(obj: _Context, key: str, family: str | None, trl_version: str | None, console: Console) -> bool:
-    """Print what ``explain`` shows; True when the registry had no errors (the output may be kept)."""
-    from metrics_registry.explain import render_matches
+def _explain(
+    obj: _Context,
+    files: list[Path],
+    *,
+    key: str,
+    family: str | None,
+    trl_version: str | None,
+    console: Console,
+    loaded: list[Registry],
+) -> bool:
+    """Print what ``explain`` shows; True when the registry had no errors (the output may be kept).
+
+    A registry without errors that had no pack is appended to ``loaded``.
+    """
+    from metrics_registry import explain_pack
+
+    pack = explain_pack.read(files)
+    shown = pack.lookup(key, family) if pack is not None and trl_version is None else None
+    if shown is not None:
+        for renderable in shown:
+            console.print(renderable)
+        return True
+
+    from metrics_registry.explain import explained_matches, render_matches
     from metrics_registry.registry import UnknownMetricError
 
     registry, findings = obj.validate()
@@ -216,11 +247,9 @@ def _explain(obj: _Context, key: str, family: str | None, trl_version: str | Non
             " 'metrics-registry validate' (showing what loaded)",
             err=True,
         )
-    matches = registry.find(key, family=family, trl_version=trl_version)
-    named, _, rest = key.partition(":")
-    if not matches and rest and named in registry.families and family in (None, named):
-        # the registry's own reference form, 'grpo:kl', as see_also and the pages write it
-        matches = registry.find(rest, family=named, trl_version=trl_version)
+    elif pack is None:
+        loaded.append(registry)
+    matches = explained_matches(registry, key, family, trl_version)
     if not matches:
         raise UnknownMetricError(registry_hint(registry, key, family, trl_version))
     render_matches(matches, registry, console)

@@ -20,7 +20,7 @@ from metrics_registry.formulas import readable, readable_prose
 from metrics_registry.registry import Entry, Match, Registry, logged_by, project_name
 from metrics_registry.terminal import plain, printable
 
-__all__ = ["render_match", "render_matches"]
+__all__ = ["ambiguity_notice", "explained_matches", "render_match", "render_matches"]
 
 
 def _facts(match: Match, registry: Registry) -> Table:
@@ -183,17 +183,32 @@ def _known_issues(entry: Entry) -> list[RenderableType]:
     return out
 
 
+def explained_matches(
+    registry: Registry, key: str, family: str | None, trl_version: str | None
+) -> list[Match]:
+    """What ``explain KEY`` shows: ``registry.find``, and the registry's own ``grpo:kl`` form."""
+    matches = registry.find(key, family=family, trl_version=trl_version)
+    named, _, rest = key.partition(":")
+    if not matches and rest and named in registry.families and family in (None, named):
+        # the registry's own reference form, 'grpo:kl', as see_also and the pages write it
+        matches = registry.find(rest, family=named, trl_version=trl_version)
+    return matches
+
+
+def ambiguity_notice(matches: list[Match]) -> Text:
+    """The line above several matches that says how to choose one."""
+    frameworks = {m.entry.family.versions_of for m in matches}
+    how = "--family or --trl-version" if frameworks == {"trl"} else "--family"
+    return plain(
+        f"'{matches[0].logged_key}' is logged by {len(matches)} families with different"
+        f" meanings ({logged_by(matches)}); pass {how} to show one.",
+        style="yellow",
+    )
+
+
 def render_matches(matches: list[Match], registry: Registry, console: Console) -> None:
     """Print every match; when there are several, say how to choose one."""
     if len(matches) > 1:
-        frameworks = {m.entry.family.versions_of for m in matches}
-        how = "--family or --trl-version" if frameworks == {"trl"} else "--family"
-        console.print(
-            plain(
-                f"'{matches[0].logged_key}' is logged by {len(matches)} families with different"
-                f" meanings ({logged_by(matches)}); pass {how} to show one.",
-                style="yellow",
-            )
-        )
+        console.print(ambiguity_notice(matches))
     for match in matches:
         console.print(render_match(match, registry))
