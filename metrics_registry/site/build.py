@@ -59,13 +59,28 @@ class BuildReport:
     pages: int
     languages: tuple[str, ...]
     seconds_per_language: dict[str, float] = field(default_factory=dict)
+    #: What the reader of the build's output should know (a part left out, and how to get it).
+    notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        return (
+        text = (
             f"built {', '.join(self.languages)} ({self.pages} pages) into {self.output} "
             f"(generation {self.seconds_generate:.2f} s, MkDocs {self.seconds_mkdocs:.2f} s more, "
             f"checks {self.seconds_finish:.2f} s)"
         )
+        return "\n".join([text, *(f"note: {note}" for note in self.notes)])
+
+
+def build_notes() -> tuple[str, ...]:
+    """What this machine leaves out of the site: the concept pages' worked examples need torch."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return (
+            "torch is not installed: the concept pages have no worked examples; install it with "
+            "pip install -e '.[docs,torch]' -c constraints/test.txt (the CPU wheel) and build again",
+        )
+    return ()
 
 
 def find_project_root(start: Path | None = None) -> Path:
@@ -356,4 +371,5 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
         pages,
         codes,
         {lang: seconds for lang, (_, _, seconds) in zip(codes, results, strict=True)},
+        build_notes(),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -193,3 +194,16 @@ def _project_skeleton(tmp_path: Path) -> Path:
         shutil.copytree(ROOT / folder, project / folder)
     (project / "node_modules").symlink_to(ROOT / "node_modules")
     return project
+
+
+def test_a_build_without_torch_says_what_it_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    from metrics_registry.site.build import BuildReport, build_notes
+
+    assert build_notes() == ()  # the test environment has torch: nothing left out
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch could not be imported
+    notes = build_notes()
+    assert len(notes) == 1
+    assert "no worked examples" in notes[0]
+    assert "[docs,torch]" in notes[0]
+    report = BuildReport(Path("site"), 1.0, 2.0, 0.5, 10, ("en",), notes=notes)
+    assert str(report).splitlines()[1].startswith("note: torch is not installed")
