@@ -162,3 +162,28 @@ def test_the_language_switcher_keeps_the_metric_page(
     watched.page.wait_for_url(f"{served}{target}/reference/ppo/objective-kl/")
     assert watched.page.locator("h1#objective-kl").is_visible()
     assert not watched.problems, watched.problems
+
+
+#: Inline code elements in tables that the browser laid out on more than one line.
+_CUT_KEYS = """selector => Array.from(document.querySelectorAll(selector))
+  .filter(code => code.getClientRects().length > 1)
+  .map(code => code.textContent)"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_keys_are_never_cut_in_two_across_frameworks(watched: _Watched, served: str, lang: str) -> None:
+    page = watched.page
+    watched.open(f"{served}{lang}/concepts/")
+    assert page.locator(".mr-across td code").count() > 100
+    assert page.evaluate(_CUT_KEYS, ".mr-across td code") == []
+    quantity = page.locator(".mr-across tbody td").first
+    left = quantity.bounding_box()
+    wrap = page.locator(".mr-across .md-typeset__scrollwrap")
+    assert wrap.evaluate("wrap => wrap.scrollWidth > wrap.clientWidth")  # the frameworks do not fit
+    wrap.evaluate("wrap => { wrap.scrollLeft = wrap.scrollWidth; }")
+    shown, box = quantity.bounding_box(), wrap.bounding_box()
+    assert left and shown and box
+    assert box["x"] <= shown["x"] <= left["x"]  # the quantity stays in view as the frameworks scroll
+    watched.open(f"{served}{lang}/concepts/clip-fraction-low/")
+    assert page.evaluate(_CUT_KEYS, ".mr-concept-keys td:nth-child(2) code") == []
+    assert not watched.problems, watched.problems
