@@ -47,6 +47,10 @@ class Option(NamedTuple):
 Cell = str | tuple[Option, ...]
 
 
+#: A path's state: the class of its last token, its last character, whether a slot gave that.
+_State = tuple[str | None, str, bool]
+
+
 class _Token(NamedTuple):
     start: int
     end: int  # the cell after it
@@ -57,10 +61,9 @@ class _Token(NamedTuple):
     first_slot: bool
     last_slot: bool
     choices: tuple[tuple[int, int], ...]  # (cell, option) of every slot it covers
-
-
-#: A path's state: the class of its last token, its last character, whether a slot gave that.
-_State = tuple[str | None, str, bool]
+    #: The state of a path after it: ``(tag, last, last_slot)``, made once rather than at every
+    #: edge; None for white space, after which the state depends on the one before.
+    state: _State | None
 
 
 @dataclass
@@ -84,10 +87,14 @@ class _Reading(NamedTuple):
 
 
 def _reading(char: str, option: int, score: float, step: int) -> _Reading:
+    return _Reading(char, option, score, step, *_traits(char))
+
+
+@lru_cache(maxsize=100_000)
+def _traits(char: str) -> tuple[bool, bool, str]:
+    """Whether ``char`` is Chinese, whether a Latin letter, and its Simplified form."""
     han = lm.is_han(char)
-    return _Reading(
-        char, option, score, step, han, lm.is_latin_letter(char), lm.simplify(char) if han else char
-    )
+    return han, lm.is_latin_letter(char), lm.simplify(char) if han else char
 
 
 @lru_cache(maxsize=4096)
@@ -96,12 +103,45 @@ def _fixed(char: str) -> list[_Reading]:
     return [_reading(char, -1, 0.0, 1)]
 
 
+#: Key of :attr:`.DocumentContext.memo` where a document's slot readings are kept: the same
+#: damaged characters come back all through a document, with the same options and scores.
+_MEMO = "decoder.readings"
+
+#: Key of :attr:`.DocumentContext.memo` for :func:`_fitting`'s answers, by text and cell.
+_FITTING = "decoder.fitting"
+
+
+def _fitting(
+    simple: str, readings: list[_Reading], entries: dict[str, tuple[tuple[float, str] | None, bool]]
+) -> list[tuple[_Reading, tuple[float, str] | None, bool]]:
+    """The readings that extend a Chinese word whose Simplified text so far is ``simple``, with
+    what the dictionaries say of the longer text (:func:`.language_model.han_entries`): those that
+    make a word or the start of one, or that start a word (any Chinese character does).
+
+    The same text meets the same damaged character again and again in a document: :meth:`_Lattice._han`
+    remembers the answer rather than trying each of its readings every time.
+    """
+    out = []
+    for reading in readings:
+        if reading.han:
+            known, is_prefix = entries[simple + reading.simple]
+            if known is not None or is_prefix or not simple:
+                out.append((reading, known, is_prefix))
+    return out
+
+
 class _Lattice:
     def __init__(self, cells: list[Cell], doc: lm.DocumentContext) -> None:
         self.cells = cells
         self.doc = doc
         self.fixed = "".join(c if isinstance(c, str) else _UNKNOWN for c in cells)
         self.readings = [self._readings(i) for i in range(len(cells))]
+        # What names a cell's readings in :meth:`_han`'s memo: the character of a fixed cell, the
+        # identity of a slot's readings (kept alive, for the document, in its memo).
+        self._names: list[str | int] = [
+            c if isinstance(c, str) else id(r) if c else _UNKNOWN
+            for c, r in zip(cells, self.readings, strict=True)
+        ]
         self.fixed_letter = [isinstance(c, str) and _fixed(c)[0].letter for c in cells]
         self._cache: dict[int, tuple[list[_Token], list[_Token]]] = {}
 
@@ -111,9 +151,14 @@ class _Lattice:
             return _fixed(cell)
         if not cell:
             return _fixed(_UNKNOWN)
-        return [
-            _reading(o.char, i, o.prior + self.doc.char_bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)
-        ]
+        known: dict[tuple[Option, ...], list[_Reading]] = self.doc.memo.setdefault(_MEMO, {})
+        found = known.get(cell)
+        if found is None:
+            bonus = self.doc.char_bonus
+            found = known[cell] = [
+                _reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)
+            ]
+        return found
 
     def tokens(self, start: int) -> tuple[list[_Token], list[_Token]]:
         """The tokens that start at cell ``start``: those that may follow a letter, and all of them
@@ -144,56 +189,73 @@ class _Lattice:
         """Chinese words from ``start``: extend while some dictionary word has the prefix."""
         out: list[_Token] = []
         n = len(self.cells)
-        han_word, is_prefix, variant_cost = lm.han_word, lm.han_prefixes(), lm.variant_cost
+        entries, variant_cost, readings, names = lm.han_entries(), lm.variant_cost, self.readings, self._names
+        fitting: dict[tuple[str, str | int], list[tuple[_Reading, tuple[float, str] | None, bool]]]
+        fitting = self.doc.memo.setdefault(_FITTING, {})
         ngram_bonus, ngrams = self.doc.ngram_bonus, self.doc.ngrams
-        # (next cell, text, simplified text, choices, score so far, whether each character is a slot)
-        stack: list[tuple[int, str, str, tuple[tuple[int, int], ...], float, tuple[bool, ...]]] = [
-            (start, "", "", (), 0.0, ())
+        # (next cell, text, simplified text, choices, score so far, whether its first, last and
+        # last but one characters are slots): the flags are all the n-gram bonuses look at.
+        stack: list[tuple[int, str, str, tuple[tuple[int, int], ...], float, bool, bool, bool]] = [
+            (start, "", "", (), 0.0, False, False, False)
         ]
         while stack:
-            index, text, simple, choices, score, flags = stack.pop()
+            index, text, simple, choices, score, first_slot, last_slot, before_slot = stack.pop()
             if index >= n:
                 continue
-            for char, option, reading_score, step, han, _, simple_char in self.readings[index]:
-                if not han:
-                    continue
-                following = index + step
-                is_slot = option >= 0
+            key = (simple, names[index])
+            fits = fitting.get(key)
+            if fits is None:
+                fits = fitting[key] = _fitting(simple, readings[index], entries)
+            for (char, option, reading_score, step, _, _, reading_simple), known, is_prefix in fits:
                 new_text = text + char
-                new_simple = simple + simple_char
-                new_flags = (*flags, is_slot)
-                new_choices = (*choices, (index, option)) if is_slot else choices
+                new_simple = simple + reading_simple
+                length = len(new_text)
+                is_slot = option >= 0
                 new_score = score + reading_score
                 # The document's support for the bigram and trigram that end here, if a slot is in them.
-                if len(new_text) >= 2 and (is_slot or new_flags[-2]):
+                if length >= 2 and (is_slot or last_slot):
                     if new_text[-2:] in ngrams:
                         new_score += ngram_bonus(new_text[-2:])
-                    if len(new_text) >= 3 and new_text[-3:] in ngrams:
+                    if length >= 3 and new_text[-3:] in ngrams:
                         new_score += ngram_bonus(new_text[-3:])
-                elif len(new_text) >= 3 and new_flags[-3] and new_text[-3:] in ngrams:
+                elif length >= 3 and before_slot and new_text[-3:] in ngrams:
                     new_score += ngram_bonus(new_text[-3:])
-                known = han_word(new_simple)
-                if known is not None or len(new_text) == 1:
+                new_choices = (*choices, (index, option)) if is_slot else choices
+                starts_slot = first_slot if length > 1 else is_slot
+                if known is not None or length == 1:
                     logp, tag = known if known is not None else (lm.UNKNOWN_HAN, "n")
                     if new_text != new_simple:
                         logp -= variant_cost(new_text, new_simple)
-                    if is_slot and len(new_text) == 1:
+                    if is_slot and length == 1:
                         logp += SINGLE_SLOT
                     out.append(
                         _Token(
                             start,
-                            following,
+                            index + step,
                             tag,
                             logp + new_score,
                             new_text[0],
                             char,
-                            new_flags[0],
+                            starts_slot,
                             is_slot,
                             new_choices,
+                            (tag, char, is_slot),
                         )
                     )
-                if is_prefix(new_simple):
-                    stack.append((following, new_text, new_simple, new_choices, new_score, new_flags))
+                if is_prefix:
+                    following = index + step
+                    stack.append(
+                        (
+                            following,
+                            new_text,
+                            new_simple,
+                            new_choices,
+                            new_score,
+                            starts_slot,
+                            is_slot,
+                            last_slot,
+                        )
+                    )
         return out
 
     def _latin(self, start: int) -> list[_Token]:
@@ -242,6 +304,7 @@ class _Lattice:
                         first_slot,
                         last_slot,
                         choices,
+                        ("eng", text[-1], last_slot),
                     )
                 )
             paths = grown
@@ -258,7 +321,9 @@ class _Lattice:
             if is_slot:
                 score += reading_score + self._brackets(start, char)
             choices = ((start, option),) if is_slot else ()
-            out.append(_Token(start, following, _tag(char), score, char, char, is_slot, is_slot, choices))
+            tag = _tag(char)
+            state = None if tag is None else (tag, char, is_slot)
+            out.append(_Token(start, following, tag, score, char, char, is_slot, is_slot, choices, state))
         return out
 
     def _brackets(self, index: int, char: str) -> float:
@@ -350,9 +415,8 @@ def _forward(
     back: list[dict[_State, tuple[_State, _Token]]] = [{} for _ in range(n + 1)]
     edges: list[_Edge] = []
     scores[0][(None, "\n", False)] = 0.0
-    transitions: dict[tuple[str | None, str | None], float] = {}
-    char_kinds: dict[str, tuple[bool, bool]] = {}
-    ngram_bonus, ngrams, is_han, is_letter = doc.ngram_bonus, doc.ngrams, lm.is_han, lm.is_latin_letter
+    rows: dict[str | None, dict[str | None, float]] = {}  # transition gains by previous class
+    ngram_bonus, ngrams, traits, unseen = doc.ngram_bonus, doc.ngrams, _traits, -math.inf
     for index in range(n):
         frontier = scores[index]
         if not frontier:
@@ -362,30 +426,28 @@ def _forward(
         after_letter, anything = lattice.tokens(index)
         for state, value in frontier.items():
             tag, last, last_slot = state
-            kinds = char_kinds.get(last)
-            if kinds is None:
-                kinds = char_kinds[last] = (is_han(last), is_letter(last))
-            last_han = kinds[0]
-            for token in after_letter if kinds[1] else anything:
-                end = token.end
+            last_han, last_letter, _ = traits(last)
+            row = rows.get(tag)
+            if row is None:
+                row = rows[tag] = {}
+            for token in after_letter if last_letter else anything:
+                _, end, token_tag, score, first, token_last, first_slot, _, _, target = token
                 if end > n:
                     continue
-                pair = (tag, token.tag)
-                gain = transitions.get(pair)
+                gain = row.get(token_tag)
                 if gain is None:
-                    gain = transitions[pair] = lm.transition(tag, token.tag)
-                gain += token.score
+                    gain = row[token_tag] = lm.transition(tag, token_tag)
+                gain += score
                 # The document's support for the bigram across the two tokens, when a slot is in it.
-                if (last_slot or token.first_slot) and last_han and last + token.first in ngrams:
-                    gain += ngram_bonus(last + token.first)
-                if token.tag is None:  # white space: the class before it carries on
-                    target: _State = (tag, token.last, False)
-                else:
-                    target = (token.tag, token.last, token.last_slot)
+                if (last_slot or first_slot) and last_han and last + first in ngrams:
+                    gain += ngram_bonus(last + first)
+                if target is None:  # white space: the class before it carries on
+                    target = (tag, token_last, False)
                 edges.append((state, token, gain, target))
                 total = value + gain
-                if total > scores[end].get(target, -math.inf):
-                    scores[end][target] = total
+                reached = scores[end]
+                if total > reached.get(target, unseen):
+                    reached[target] = total
                     back[end][target] = (state, token)
     return scores, back, edges
 

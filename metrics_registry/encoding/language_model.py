@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
@@ -38,6 +38,7 @@ __all__ = [
     "DocumentContext",
     "char_class",
     "char_logp",
+    "han_entries",
     "han_prefix",
     "han_word",
     "is_han",
@@ -164,19 +165,31 @@ def han_prefix(text: str) -> bool:
     return text in chinese_tables.jieba_dictionary()[0] or text in chinese_tables.tables().prefixes
 
 
-def han_prefixes() -> Callable[[str], bool]:
-    """:func:`han_prefix` as one fast test, for the decoder's inner loop."""
-    return _prefix_test()
+class _HanEntries(dict[str, tuple[tuple[float, str] | None, bool]]):
+    """:func:`han_word` and :func:`han_prefix` of a Simplified text at once, remembered.
+
+    The decoder asks both of every string it extends a word with, the same
+    strings over and over: one dictionary lookup is cheaper than two calls.
+    """
+
+    def __missing__(self, text: str) -> tuple[tuple[float, str] | None, bool]:
+        if len(self) >= _MAX_HAN_ENTRIES:
+            self.clear()
+        jieba_words = chinese_tables.jieba_dictionary()[0]
+        # Most texts asked about are neither words nor prefixes: two set lookups tell, and
+        # han_word() would say None anyway for a text that neither list holds.
+        known = han_word(text) if text in jieba_words or text in _chinese_wordfreq() else None
+        entry = self[text] = (known, text in jieba_words or text in chinese_tables.tables().prefixes)
+        return entry
+
+
+_MAX_HAN_ENTRIES = 200_000
 
 
 @cache
-def _prefix_test() -> Callable[[str], bool]:
-    jieba_words, wordfreq_prefixes = chinese_tables.jieba_dictionary()[0], chinese_tables.tables().prefixes
-
-    def test(text: str) -> bool:
-        return text in jieba_words or text in wordfreq_prefixes
-
-    return test
+def han_entries() -> dict[str, tuple[tuple[float, str] | None, bool]]:
+    """Simplified texts to ``(han_word(text), han_prefix(text))``, for the decoder's inner loop."""
+    return _HanEntries()
 
 
 def transition(previous: str | None, tag: str | None) -> float:
@@ -324,6 +337,9 @@ class DocumentContext:
     chinese: bool = True
     traditional: int = 0
     simplified: int = 0
+    #: What other modules derive from this context and remember for the rest of the document, by
+    #: a key of their own (the decoder's readings of a damaged character); no part of its value.
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_text(cls, text: str) -> DocumentContext:
