@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
@@ -86,23 +87,17 @@ def quotations(
     covered = _merged((f.start, f.end) for f in findings)
     newlines = [m.start() for m in re.finditer("\n", text)]
 
-    def clean(match: re.Match[str]) -> bool:
-        char, at = match.group(), match.start()
-        if evidence is not None and not evidence(char):
-            return False
-        return _visible(char) and containing(covered, at, at + 1) is None
-
     # Only the lines that hold a finding are scanned for clean text beside it (a long clean
     # document is not walked character by character), then the rest only until some is found.
     finding_lines = {bisect.bisect_left(newlines, f.start) for f in findings}
     clean_lines = set()
     for number in finding_lines:
-        if any(clean(match) for match in _NON_ASCII.finditer(text, *_line_span(newlines, number, len(text)))):
+        if _holds_clean(text, *_line_span(newlines, number, len(text)), covered, evidence):
             clean_lines.add(number)
     beside_clean = [bisect.bisect_left(newlines, f.start) in clean_lines for f in findings]
     if all(beside_clean):
         return beside_clean
-    if not clean_lines and not any(clean(match) for match in _NON_ASCII.finditer(text)):
+    if not clean_lines and not _holds_clean(text, 0, len(text), covered, evidence):
         return beside_clean  # no clean text anywhere: nothing is a quotation
     alone = [(f.start, f.end) for f, beside in zip(findings, beside_clean, strict=True) if not beside]
     where = layout(text, markup, near=alone)
@@ -122,6 +117,31 @@ def quotations(
         for f, beside in zip(findings, beside_clean, strict=True)
     )
     return [otherwise_clean or beside for beside in beside_clean]
+
+
+def _holds_clean(
+    text: str, start: int, end: int, covered: list[Span], evidence: Callable[[str], bool] | None
+) -> bool:
+    """Whether ``text[start:end]`` holds clean text: a visible non-ASCII character outside the
+    sorted, disjoint ``covered`` spans that ``evidence`` (if given) accepts.
+
+    Only the gaps between the covered spans are searched: a damaged line is
+    mostly covered, and its characters need not be looked at one by one.
+    """
+    index = max(0, bisect.bisect_right(covered, (start, sys.maxsize)) - 1)
+    position = start
+    while position < end:
+        if index < len(covered) and covered[index][0] <= position:
+            position = max(position, covered[index][1])
+            index += 1
+            continue
+        gap_end = min(end, covered[index][0]) if index < len(covered) else end
+        for match in _NON_ASCII.finditer(text, position, gap_end):
+            char = match.group()
+            if (evidence is None or evidence(char)) and _visible(char):
+                return True
+        position = gap_end
+    return False
 
 
 def _line_span(newlines: list[int], number: int, length: int) -> tuple[int, int]:

@@ -6,8 +6,11 @@ rules alone, whatever the repair finds.
 
 from __future__ import annotations
 
+import random
+
 from metrics_registry.encoding.findings import Finding, Kind
-from metrics_registry.encoding.quotation import quotations
+from metrics_registry.encoding.markup import containing
+from metrics_registry.encoding.quotation import _holds_clean, _merged, _visible, quotations
 
 
 def findings_at(text: str, *damaged: str) -> list[Finding]:
@@ -78,3 +81,28 @@ def test_plain_text_has_no_code_blocks() -> None:
     text = "Clean: ü.\n\n    Ã© indented\n"
     assert quoted(text, "Ã©", markup="markdown") == [True]
     assert quoted(text, "Ã©", markup="text") == [False]
+
+
+def test_searching_the_gaps_between_findings_finds_what_a_walk_over_every_character_does() -> None:
+    """:func:`_holds_clean` skips the covered spans; the answer is that of checking every character."""
+    rng = random.Random(7)
+    alphabet = "ab \u00e9\u00c3\u00a9\u8bad\u200b\ufffd\u00ad"
+    evidences = (None, lambda ch: ch != "\u00e9")
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        spans = []
+        for _ in range(rng.randint(0, 4)):
+            start = rng.randint(0, len(text))
+            spans.append((start, rng.randint(start, len(text))))
+        covered = _merged(spans)
+        start = rng.randint(0, len(text))
+        end = rng.randint(start, len(text))
+        for evidence in evidences:
+            walked = any(
+                ord(ch) > 0x7F
+                and (evidence is None or evidence(ch))
+                and _visible(ch)
+                and containing(covered, at, at + 1) is None
+                for at, ch in enumerate(text[start:end], start)
+            )
+            assert _holds_clean(text, start, end, covered, evidence) == walked, (text, covered, start, end)
