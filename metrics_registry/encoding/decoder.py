@@ -19,51 +19,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import NamedTuple
 
 from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding import symbols
+from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, fixed_reading, traits
 
 __all__ = ["Cell", "Decoded", "Option", "decode"]
 
 #: States kept per cell (each is the class and last character of the tokens so far).
 BEAM = 6
-#: Readings of a Latin word tried from one start (a word with several damaged letters).
-_MAX_LATIN_PATHS = 256
-_UNKNOWN = "\ufffd"
-SINGLE_SLOT = -1.5
-
-
-class Option(NamedTuple):
-    """One reading of a slot."""
-
-    char: str
-    prior: float  # log-odds of the damage this reading assumes
-    skip: int = 0  # following cells it swallows: a space that was its last byte, 0xA0
-
-
-#: A fixed character, or a slot's readings (an empty tuple: nothing fits, left unknown).
-Cell = str | tuple[Option, ...]
-
-
-#: A path's state: the class of its last token, its last character, whether a slot gave that.
-_State = tuple[str | None, str, bool]
-
-
-class _Token(NamedTuple):
-    start: int
-    end: int  # the cell after it
-    tag: str | None  # class for the bigram; None for white space, which lets the previous one through
-    score: float
-    first: str
-    last: str
-    first_slot: bool
-    last_slot: bool
-    choices: tuple[tuple[int, int], ...]  # (cell, option) of every slot it covers
-    #: The state of a path after it: ``(tag, last, last_slot)``, made once rather than at every
-    #: edge; None for white space, after which the state depends on the one before.
-    state: _State | None
 
 
 @dataclass
@@ -74,268 +37,6 @@ class Decoded:
     probabilities: dict[int, list[float]]
     score: float = -math.inf  # of the best path
     path: list[tuple[str, str | None, float]] = field(default_factory=list)  # its tokens: text, class, gain
-
-
-class _Reading(NamedTuple):
-    char: str
-    option: int  # -1 for a fixed character
-    score: float  # the reading's prior and the document's support for it (0 for a fixed character)
-    step: int  # cells to the next one: 1, or 2 when it swallows a space
-    han: bool
-    letter: bool
-    simple: str  # the Simplified form of a Chinese character, which the dictionaries know
-
-
-def _reading(char: str, option: int, score: float, step: int) -> _Reading:
-    return _Reading(char, option, score, step, *_traits(char))
-
-
-@lru_cache(maxsize=100_000)
-def _traits(char: str) -> tuple[bool, bool, str]:
-    """Whether ``char`` is Chinese, whether a Latin letter, and its Simplified form."""
-    han = lm.is_han(char)
-    return han, lm.is_latin_letter(char), lm.simplify(char) if han else char
-
-
-@lru_cache(maxsize=4096)
-def _fixed(char: str) -> list[_Reading]:
-    """The one reading of a fixed character (shared: the same characters come back all the time)."""
-    return [_reading(char, -1, 0.0, 1)]
-
-
-#: Key of :attr:`.DocumentContext.memo` where a document's slot readings are kept: the same
-#: damaged characters come back all through a document, with the same options and scores.
-_MEMO = "decoder.readings"
-
-#: Key of :attr:`.DocumentContext.memo` for :func:`_fitting`'s answers, by text and cell.
-_FITTING = "decoder.fitting"
-
-
-def _fitting(
-    simple: str, readings: list[_Reading], entries: dict[str, tuple[tuple[float, str] | None, bool]]
-) -> list[tuple[_Reading, tuple[float, str] | None, bool]]:
-    """The readings that extend a Chinese word whose Simplified text so far is ``simple``, with
-    what the dictionaries say of the longer text (:func:`.language_model.han_entries`): those that
-    make a word or the start of one, or that start a word (any Chinese character does).
-
-    The same text meets the same damaged character again and again in a document: :meth:`_Lattice._han`
-    remembers the answer rather than trying each of its readings every time.
-    """
-    out = []
-    for reading in readings:
-        if reading.han:
-            known, is_prefix = entries[simple + reading.simple]
-            if known is not None or is_prefix or not simple:
-                out.append((reading, known, is_prefix))
-    return out
-
-
-class _Lattice:
-    def __init__(self, cells: list[Cell], doc: lm.DocumentContext) -> None:
-        self.cells = cells
-        self.doc = doc
-        self.fixed = "".join(c if isinstance(c, str) else _UNKNOWN for c in cells)
-        self.readings = [self._readings(i) for i in range(len(cells))]
-        # What names a cell's readings in :meth:`_han`'s memo: the character of a fixed cell, the
-        # identity of a slot's readings (kept alive, for the document, in its memo).
-        self._names: list[str | int] = [
-            c if isinstance(c, str) else id(r) if c else _UNKNOWN
-            for c, r in zip(cells, self.readings, strict=True)
-        ]
-        self.fixed_letter = [isinstance(c, str) and _fixed(c)[0].letter for c in cells]
-        self._cache: dict[int, tuple[list[_Token], list[_Token]]] = {}
-
-    def _readings(self, index: int) -> list[_Reading]:
-        cell = self.cells[index]
-        if isinstance(cell, str):
-            return _fixed(cell)
-        if not cell:
-            return _fixed(_UNKNOWN)
-        known: dict[tuple[Option, ...], list[_Reading]] = self.doc.memo.setdefault(_MEMO, {})
-        found = known.get(cell)
-        if found is None:
-            bonus = self.doc.char_bonus
-            found = known[cell] = [
-                _reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)
-            ]
-        return found
-
-    def tokens(self, start: int) -> tuple[list[_Token], list[_Token]]:
-        """The tokens that start at cell ``start``: those that may follow a letter, and all of them
-        (no Latin word right after a letter: words are whole)."""
-        found = self._cache.get(start)
-        if found is None:
-            others = self._han(start) + self._other(start)
-            found = self._cache[start] = (others, others + self._latin(start))
-        return found
-
-    def text(self, token: _Token) -> str:
-        """What ``token`` reads, for a person looking at a decoding."""
-        chosen = dict(token.choices)
-        out = []
-        index = token.start
-        while index < token.end:
-            cell = self.cells[index]
-            if isinstance(cell, str) or not cell:
-                out.append(cell or _UNKNOWN)
-                index += 1
-            else:
-                option = cell[chosen[index]]
-                out.append(option.char)
-                index += 1 + option.skip
-        return "".join(out)
-
-    def _han(self, start: int) -> list[_Token]:
-        """Chinese words from ``start``: extend while some dictionary word has the prefix."""
-        out: list[_Token] = []
-        n = len(self.cells)
-        entries, variant_cost, readings, names = lm.han_entries(), lm.variant_cost, self.readings, self._names
-        fitting: dict[tuple[str, str | int], list[tuple[_Reading, tuple[float, str] | None, bool]]]
-        fitting = self.doc.memo.setdefault(_FITTING, {})
-        ngram_bonus, ngrams = self.doc.ngram_bonus, self.doc.ngrams
-        # (next cell, text, simplified text, choices, score so far, whether its first, last and
-        # last but one characters are slots): the flags are all the n-gram bonuses look at.
-        stack: list[tuple[int, str, str, tuple[tuple[int, int], ...], float, bool, bool, bool]] = [
-            (start, "", "", (), 0.0, False, False, False)
-        ]
-        while stack:
-            index, text, simple, choices, score, first_slot, last_slot, before_slot = stack.pop()
-            if index >= n:
-                continue
-            key = (simple, names[index])
-            fits = fitting.get(key)
-            if fits is None:
-                fits = fitting[key] = _fitting(simple, readings[index], entries)
-            for (char, option, reading_score, step, _, _, reading_simple), known, is_prefix in fits:
-                new_text = text + char
-                new_simple = simple + reading_simple
-                length = len(new_text)
-                is_slot = option >= 0
-                new_score = score + reading_score
-                # The document's support for the bigram and trigram that end here, if a slot is in them.
-                if length >= 2 and (is_slot or last_slot):
-                    if new_text[-2:] in ngrams:
-                        new_score += ngram_bonus(new_text[-2:])
-                    if length >= 3 and new_text[-3:] in ngrams:
-                        new_score += ngram_bonus(new_text[-3:])
-                elif length >= 3 and before_slot and new_text[-3:] in ngrams:
-                    new_score += ngram_bonus(new_text[-3:])
-                new_choices = (*choices, (index, option)) if is_slot else choices
-                starts_slot = first_slot if length > 1 else is_slot
-                if known is not None or length == 1:
-                    logp, tag = known if known is not None else (lm.UNKNOWN_HAN, "n")
-                    if new_text != new_simple:
-                        logp -= variant_cost(new_text, new_simple)
-                    if is_slot and length == 1:
-                        logp += SINGLE_SLOT
-                    out.append(
-                        _Token(
-                            start,
-                            index + step,
-                            tag,
-                            logp + new_score,
-                            new_text[0],
-                            char,
-                            starts_slot,
-                            is_slot,
-                            new_choices,
-                            (tag, char, is_slot),
-                        )
-                    )
-                if is_prefix:
-                    following = index + step
-                    stack.append(
-                        (
-                            following,
-                            new_text,
-                            new_simple,
-                            new_choices,
-                            new_score,
-                            starts_slot,
-                            is_slot,
-                            last_slot,
-                        )
-                    )
-        return out
-
-    def _latin(self, start: int) -> list[_Token]:
-        """Latin words from ``start``, ended only where the next cell may hold something else."""
-        out: list[_Token] = []
-        n = len(self.cells)
-        # (next cell, text, choices, score so far, first character from a slot, last one from a slot)
-        paths: list[tuple[int, str, tuple[tuple[int, int], ...], float, bool, bool]] = [
-            (start, "", (), 0.0, False, False)
-        ]
-        while paths:
-            grown = []
-            for index, text, choices, score, first_slot, _ in paths:
-                if index >= n:
-                    continue
-                for char, option, reading_score, step, _, letter, _ in self.readings[index]:
-                    if not letter:
-                        continue
-                    following = index + step
-                    is_slot = option >= 0
-                    grown.append(
-                        (
-                            following,
-                            text + char,
-                            (*choices, (index, option)) if is_slot else choices,
-                            score + reading_score,
-                            first_slot or (not text and is_slot),
-                            is_slot,
-                        )
-                    )
-            if len(grown) > _MAX_LATIN_PATHS:
-                grown.sort(key=lambda path: -path[3])
-                grown = grown[:_MAX_LATIN_PATHS]
-            for index, text, choices, score, first_slot, last_slot in grown:
-                if index < n and self.fixed_letter[index]:
-                    continue  # the word goes on: it cannot end here
-                bonus = self.doc.word_bonus(text) if choices else 0.0
-                out.append(
-                    _Token(
-                        start,
-                        index,
-                        "eng",
-                        lm.latin_word_logp(text) + score + bonus,
-                        text[0],
-                        text[-1],
-                        first_slot,
-                        last_slot,
-                        choices,
-                        ("eng", text[-1], last_slot),
-                    )
-                )
-            paths = grown
-        return out
-
-    def _other(self, start: int) -> list[_Token]:
-        out = []
-        for char, option, reading_score, step, han, letter, _ in self.readings[start]:
-            if han or letter:
-                continue
-            following = start + step
-            is_slot = option >= 0
-            score = symbols.char_logp(char, chinese=self.doc.chinese)
-            if is_slot:
-                score += reading_score + self._brackets(start, char)
-            choices = ((start, option),) if is_slot else ()
-            tag = _tag(char)
-            state = None if tag is None else (tag, char, is_slot)
-            out.append(_Token(start, following, tag, score, char, char, is_slot, is_slot, choices, state))
-        return out
-
-    def _brackets(self, index: int, char: str) -> float:
-        return symbols.bracket_bonus(char, self.fixed[:index], self.fixed[index + 1 :])
-
-
-def _tag(char: str) -> str | None:
-    if char.isspace():
-        return None
-    if char.isdigit():
-        return "m"
-    return "x"
 
 
 def decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
@@ -362,7 +63,7 @@ WINDOW = 5
 
 def _windows(cells: list[Cell]) -> list[tuple[int, int]]:
     n = len(cells)
-    letter = [isinstance(c, str) and _fixed(c)[0].letter for c in cells]
+    letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
     slot = [not isinstance(c, str) for c in cells]
     windows: list[tuple[int, int]] = []
     for index in (i for i in range(n) if slot[i]):
@@ -379,7 +80,7 @@ def _windows(cells: list[Cell]) -> list[tuple[int, int]]:
 
 
 def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
-    lattice = _Lattice(cells, doc)
+    lattice = Lattice(cells, doc)
     n = len(cells)
     scores, back, edges = _forward(lattice, doc)
     slots = [i for i, c in enumerate(cells) if not isinstance(c, str) and c]
@@ -403,20 +104,20 @@ def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
     return Decoded(choice, probabilities, best_score, path)
 
 
-_Edge = tuple[_State, _Token, float, _State]
+_Edge = tuple[State, Token, float, State]
 
 
 def _forward(
-    lattice: _Lattice, doc: lm.DocumentContext
-) -> tuple[list[dict[_State, float]], list[dict[_State, tuple[_State, _Token]]], list[_Edge]]:
+    lattice: Lattice, doc: lm.DocumentContext
+) -> tuple[list[dict[State, float]], list[dict[State, tuple[State, Token]]], list[_Edge]]:
     """The Viterbi pass: each state's best score, where it came from, and every edge taken."""
     n = len(lattice.cells)
-    scores: list[dict[_State, float]] = [{} for _ in range(n + 1)]
-    back: list[dict[_State, tuple[_State, _Token]]] = [{} for _ in range(n + 1)]
+    scores: list[dict[State, float]] = [{} for _ in range(n + 1)]
+    back: list[dict[State, tuple[State, Token]]] = [{} for _ in range(n + 1)]
     edges: list[_Edge] = []
     scores[0][(None, "\n", False)] = 0.0
     rows: dict[str | None, dict[str | None, float]] = {}  # transition gains by previous class
-    ngram_bonus, ngrams, traits, unseen = doc.ngram_bonus, doc.ngrams, _traits, -math.inf
+    ngram_bonus, ngrams, unseen = doc.ngram_bonus, doc.ngrams, -math.inf
     for index in range(n):
         frontier = scores[index]
         if not frontier:
@@ -453,7 +154,7 @@ def _forward(
 
 
 def _marginals(
-    scores: list[dict[_State, float]],
+    scores: list[dict[State, float]],
     edges: list[_Edge],
     slots: list[int],
     cells: list[Cell],
@@ -461,7 +162,7 @@ def _marginals(
 ) -> None:
     """Each reading's probability, from the best path through it (a backward pass over the edges)."""
     n = len(scores) - 1
-    after: list[dict[_State, float]] = [{} for _ in range(n + 1)]
+    after: list[dict[State, float]] = [{} for _ in range(n + 1)]
     after[n] = dict.fromkeys(scores[n], 0.0)
     best: dict[tuple[int, int], float] = {}
     for state, token, gain, target in reversed(edges):  # edges were made in order of their start
