@@ -13,6 +13,13 @@ parser written in C, through selectolax: the three languages' 1,600 pages
 took ~10 s and a regular expression over start tags (which this used to
 be) 2.0 s, for the same ids and links on every page. Targets are looked up
 in the set of the site's files, read once, instead of a ``stat`` per link.
+
+The theme's navigation (Material's primary sidebar) is the same on every
+page of a language, its links made relative by MkDocs' one rule; it holds
+most of a page's links, and its size grows with the number of families, so
+checking it on every page made the check grow with the square of the site.
+It is checked on each language's home page (and on any page without one);
+elsewhere only the page's own links are.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ __all__ = ["BrokenLink", "Page", "check_links", "scan_folder", "scan_page"]
 #: The elements whose attribute is a link, as one CSS selector (lexbor returns them in document order).
 _LINKS = "a[href], link[href], script[src], img[src], iframe[src]"
 _IDS = "[id], a[name]"
+#: Material's navigation sidebar: the same links on every page (see the module docstring).
+_NAVIGATION = ".md-sidebar--primary"
 
 
 @dataclass(frozen=True)
@@ -50,8 +59,9 @@ class Page:
     links: list[str] = field(default_factory=list)
 
 
-def scan_page(text: str | bytes) -> Page:
-    """The ids (``id``, and ``name`` of ``<a>``) and links of one HTML page, as a browser parses it."""
+def scan_page(text: str | bytes, *, navigation: bool = True) -> Page:
+    """The ids (``id``, and ``name`` of ``<a>``) and links of one HTML page, as a browser parses it;
+    without ``navigation``, the links of the theme's navigation sidebar are left out."""
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(text)
@@ -61,6 +71,9 @@ def scan_page(text: str | bytes) -> Page:
             value = node.attributes.get(name)
             if value:
                 page.ids.add(value)
+    if not navigation:
+        for node in tree.css(_NAVIGATION):
+            node.decompose()
     for node in tree.css(_LINKS):
         value = node.attributes.get("src" if node.tag in ("script", "img", "iframe") else "href")
         if value:
@@ -136,7 +149,12 @@ def _files(site: Path, below: str = "") -> set[str]:
 
 
 def _scan_files(site: Path, names: list[str]) -> dict[str, Page]:
-    return {name: scan_page((site / name).read_bytes()) for name in names}
+    return {name: scan_page((site / name).read_bytes(), navigation=_home(name)) for name in names}
+
+
+def _home(name: str) -> bool:
+    """Whether ``name`` is the site's or a language's home page, whose navigation is checked."""
+    return name == "index.html" or (name.count("/") == 1 and name.endswith("/index.html"))
 
 
 #: Pages below which one process scans them all (starting workers costs more than it saves).

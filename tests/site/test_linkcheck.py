@@ -112,3 +112,26 @@ def test_pages_scanned_while_the_build_goes_on_give_the_same_findings(tmp_path: 
     }
     assert {(p.page, p.target, p.problem) for p in check_links(site, scanned=early)} == expected
     assert _problems(site) == expected
+
+
+def test_the_navigation_is_checked_on_each_home_page_and_the_content_everywhere(tmp_path: Path) -> None:
+    def page(navigation: str, content: str = "") -> str:
+        sidebar = f'<div class="md-sidebar md-sidebar--primary"><nav>{navigation}</nav></div>'
+        return f"{sidebar}<article>{content}</article>"
+
+    site = _site(
+        tmp_path,
+        {
+            "en/index.html": page('<a href="missing/">broken in the navigation</a>'),
+            "en/metric/index.html": page(
+                '<a href="../missing/">the same navigation</a><a href="#nav-id">nav anchor</a>',
+                '<a href="../gone/">broken in the content</a><span id="nav-id"></span>',
+            ),
+        },
+    )
+    assert _problems(site) == {
+        ("en/index.html", "missing/", "no such file"),
+        ("en/metric/index.html", "../gone/", "no such file"),
+    }
+    assert len(scan_page((site / "en/metric/index.html").read_text(), navigation=False).links) == 1
+    assert len(scan_page((site / "en/metric/index.html").read_text()).links) == 3
