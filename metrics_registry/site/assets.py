@@ -1,5 +1,10 @@
 """Front-end assets the site serves itself: the project's own and KaTeX.
 
+The styles and scripts of the generated pages (badges, the index filter, the
+family index's sorting) are package data (:data:`STATIC`), because the
+MkDocs plugin serves them in other projects' sites too; the rest of this
+site's own (``docs/assets``: the language switcher, search) stays with its pages.
+
 Nothing is loaded from a CDN (readers may be offline, and the site must make
 no request to another host). KaTeX comes from the npm registry at install
 time (``npm ci`` with the committed ``package-lock.json``) and is copied into
@@ -15,7 +20,10 @@ from pathlib import Path
 from metrics_registry.registry import RegistryError
 from metrics_registry.site.search import install_vietnamese_folding
 
-__all__ = ["AssetError", "copy_assets", "katex_dist"]
+__all__ = ["STATIC", "AssetError", "copy_assets", "katex_dist"]
+
+#: The generated pages' styles and scripts, laid out as below a site's ``assets/`` folder.
+STATIC = Path(__file__).resolve().parent / "static"
 
 #: Files of KaTeX's dist/ the pages do not need.
 _KATEX_SKIP = ("*.mjs", "*.map", "README.md", "katex.js", "katex.css", "katex-swap*", "*.ttf", "*.woff")
@@ -45,7 +53,9 @@ def katex_dist(root: Path) -> Path:
 
 
 def copy_assets(root: Path, docs: Path) -> None:
-    """Copy ``docs/assets`` (the project's CSS and JS) and KaTeX into a language's ``docs``."""
+    """Copy ``docs/assets`` and :data:`STATIC` (the project's CSS and JS) and KaTeX into a language's
+    ``docs``."""
     shutil.copytree(root / "docs" / "assets", docs / "assets", dirs_exist_ok=True)
+    shutil.copytree(STATIC, docs / "assets", dirs_exist_ok=True)
     shutil.copytree(katex_dist(root), docs / "assets" / "katex", ignore=shutil.ignore_patterns(*_KATEX_SKIP))
     install_vietnamese_folding(docs)  # docs/assets overrides Material's lunr.vi with a wrapper of it

@@ -23,6 +23,11 @@ site that loads neither shows their LaTeX.
 When the host's ``nav`` is explicit, a section (``nav_title``) holding the
 index and the family pages is added at its end; otherwise MkDocs lists the
 pages itself. Metric pages are reachable from their family page.
+
+The pages' styles and scripts (badges, the index's filter, the family
+index's sorting: :data:`metrics_registry.site.assets.STATIC`) are served from
+``assets/metrics-registry/`` of the host site and loaded on every page; the
+scripts do nothing on a page without their table.
 """
 
 from __future__ import annotations
@@ -41,6 +46,12 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation, Section
 
 __all__ = ["RegistryPlugin", "RegistryPluginConfig"]
+
+#: Where the pages' styles and scripts go in the host site (a folder of their own: no clash).
+ASSETS_FOLDER = "assets/metrics-registry"
+#: The generated pages' styles and scripts, relative to the package's static folder.
+STYLES = ("stylesheets/registry.css",)
+SCRIPTS = ("javascripts/metrics-index.js", "javascripts/family-index.js")
 
 #: The Markdown extensions the generated pages are written for, with their settings.
 EXTENSIONS: dict[str, dict[str, Any]] = {
@@ -81,6 +92,13 @@ class RegistryPlugin(BasePlugin[RegistryPluginConfig]):
             config.mdx_configs.setdefault(name, {}).update(
                 {key: value for key, value in settings.items() if key not in config.mdx_configs.get(name, {})}
             )
+        for name in STYLES:
+            if f"{ASSETS_FOLDER}/{name}" not in config.extra_css:
+                config.extra_css.append(f"{ASSETS_FOLDER}/{name}")
+        loaded = {str(script) for script in config.extra_javascript}
+        for name in SCRIPTS:
+            if f"{ASSETS_FOLDER}/{name}" not in loaded:
+                config.extra_javascript.append(options.ExtraScriptValue(f"{ASSETS_FOLDER}/{name}"))
         self._pages, self._index = self._generate(Path(config.config_file_path or ".").parent)
         return config
 
@@ -127,6 +145,12 @@ class RegistryPlugin(BasePlugin[RegistryPluginConfig]):
                     f"metrics-registry: the site already has a page {uri}; choose another 'path'"
                 )
             files.append(File.generated(config, uri, content=text))
+        from metrics_registry.site.assets import STATIC
+
+        for name in (*STYLES, *SCRIPTS):
+            uri = f"{ASSETS_FOLDER}/{name}"
+            if files.get_file_from_path(uri) is None:  # the host's own copy, if any, wins
+                files.append(File.generated(config, uri, abs_src_path=str(STATIC / name)))
         return files
 
     def on_nav(self, nav: Navigation, *, config: Any, files: Files) -> Navigation:

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+from playwright.sync_api import Browser
+
+from metrics_registry.site.assets import STATIC
+from metrics_registry.site.mkdocs_plugin import ASSETS_FOLDER, SCRIPTS, STYLES
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
 
 
 def _site(tmp_path: Path, plugin: str, nav: str = "", registry: str = "") -> Path:
@@ -93,3 +106,51 @@ def test_an_unknown_family_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "unknown families nope" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_pages_styles_and_scripts_work_in_the_host_site(tmp_path: Path, browser: Browser) -> None:
+    """The index filter and the family index's sorting, in a Material site with instant navigation
+    (pages swapped without loading the scripts again), as its readers use them."""
+    project = _site(tmp_path, "metrics-registry:\n      families: [grpo, ppo]")
+    config = project / "mkdocs.yml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "theme:\n  name: material\n  features: [navigation.instant]\n",
+        encoding="utf-8",
+    )
+    done = _build(project)
+    assert done.returncode == 0, done.stderr
+    site = project / "site"
+    for name in (*STYLES, *SCRIPTS):
+        assert (site / ASSETS_FOLDER / name).read_bytes() == (STATIC / name).read_bytes()
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    problems: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(f"{base}metrics/metrics/", wait_until="networkidle")
+        rows = page.locator(".mr-index tbody tr")
+        everything = rows.count()
+        page.locator(".mr-filter input[type=search]").fill("clip")
+        shown = page.locator(".mr-index tbody tr:visible").count()
+        assert 0 < shown < everything  # the filter works
+        page.goto(f"{base}metrics/reference/grpo/", wait_until="networkidle")
+        assert page.locator(".mr-family-index .mr-sort").count() >= 3  # sortable headings
+        badge = page.locator(".mr-badge").first
+        assert badge.evaluate("b => getComputedStyle(b).borderTopStyle") == "solid"  # the styles apply
+        # instant navigation: another family index, swapped in by Material's own script
+        page.locator("a[href$='reference/ppo/']").first.evaluate("a => a.click()")
+        page.wait_for_url(f"{base}metrics/reference/ppo/")
+        page.wait_for_selector(".mr-family-index .mr-sort")
+        assert (
+            page.locator(".mr-family-index thead th .mr-sort").count()
+            == page.locator(".mr-family-index thead th").count()
+        )  # each heading set up once
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+    assert not problems, problems

@@ -1,13 +1,16 @@
 // A family's index (reference/<family>/, generated from family.md.j2): a
 // click on a column heading sorts the table by that column (again: the other
 // way). Written by hand: a few lines that need nothing from a CDN (the site
-// works offline). Loaded only on family indexes (docs/overrides/main.html);
-// old #anchor links are metric-redirect.js's.
+// works offline). This site loads it only on family indexes
+// (docs/overrides/main.html); the MkDocs plugin on every page of the host site,
+// where Material's instant navigation may swap pages without loading it again.
+// Old #anchor links are metric-redirect.js's.
 (function () {
   function sortable(table) {
     var body = table.tBodies[0];
     var headings = Array.prototype.slice.call(table.tHead.rows[0].cells);
     var collator = new Intl.Collator(document.documentElement.lang || undefined, { numeric: true });
+    if (table.querySelector(".mr-sort")) return;  // set up already
     headings.forEach(function (heading, column) {
       var button = document.createElement("button");
       button.type = "button";
@@ -30,5 +33,12 @@
     });
   }
 
-  document.querySelectorAll(".mr-family-index table").forEach(sortable);
+  function setUp() {
+    document.querySelectorAll(".mr-family-index table").forEach(sortable);
+  }
+  if (typeof document$ !== "undefined") {
+    document$.subscribe(setUp);  // each page Material's instant navigation shows
+  } else {
+    setUp();
+  }
 })();
