@@ -236,7 +236,7 @@ def _explain(
             console.print(renderable)
         return True
 
-    from metrics_registry.explain import explained_matches, render_matches
+    from metrics_registry.explain import explained_matches, render_matches, unknown_key_message
     from metrics_registry.registry import UnknownMetricError
 
     registry, findings = obj.validate()
@@ -251,25 +251,9 @@ def _explain(
         loaded.append(registry)
     matches = explained_matches(registry, key, family, trl_version)
     if not matches:
-        raise UnknownMetricError(registry_hint(registry, key, family, trl_version))
+        raise UnknownMetricError(unknown_key_message(registry, key, family, trl_version))
     render_matches(matches, registry, console)
     return not errors
-
-
-def registry_hint(registry: Registry, key: str, family: str | None, trl_version: str | None) -> str:
-    """Say that ``key`` is unknown, with the closest known keys."""
-    import difflib
-
-    from metrics_registry.keys import shown
-
-    names = sorted({e.key for e in registry} | {a for e in registry for a in e.metric.aliases})
-    # difflib is quadratic in the key's length: no suggestion for a key far longer than any known one
-    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6) if len(key) <= 200 else []
-    scope = (f" in family '{shown(family)}'" if family else "") + (
-        f" for TRL {trl_version}" if trl_version else ""
-    )
-    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"no metric '{shown(key)}'{scope}{hint}"
 
 
 @cli.command()

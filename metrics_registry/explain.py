@@ -20,7 +20,7 @@ from metrics_registry.formulas import readable, readable_prose
 from metrics_registry.registry import Entry, Match, Registry, logged_by, project_name
 from metrics_registry.terminal import plain, printable
 
-__all__ = ["ambiguity_notice", "explained_matches", "render_match", "render_matches"]
+__all__ = ["ambiguity_notice", "explained_matches", "render_match", "render_matches", "unknown_key_message"]
 
 
 def _facts(match: Match, registry: Registry) -> Table:
@@ -212,3 +212,19 @@ def render_matches(matches: list[Match], registry: Registry, console: Console) -
         console.print(ambiguity_notice(matches))
     for match in matches:
         console.print(render_match(match, registry))
+
+
+def unknown_key_message(registry: Registry, key: str, family: str | None, trl_version: str | None) -> str:
+    """Say that ``key`` is unknown, with the closest known keys."""
+    import difflib
+
+    from metrics_registry.keys import shown
+
+    names = sorted({e.key for e in registry} | {a for e in registry for a in e.metric.aliases})
+    # difflib is quadratic in the key's length: no suggestion for a key far longer than any known one
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6) if len(key) <= 200 else []
+    scope = (f" in family '{shown(family)}'" if family else "") + (
+        f" for TRL {trl_version}" if trl_version else ""
+    )
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"no metric '{shown(key)}'{scope}{hint}"
