@@ -44,6 +44,9 @@ class ChineseTables(NamedTuple):
     prior: dict[str, float]
     #: Prefixes of the Chinese words wordfreq knows and jieba does not.
     prefixes: frozenset[str]
+    #: Natural log of each Chinese character's share of the characters in jieba's dictionary, every
+    #: word counted as often as its frequency says (语 is common, though rarely a word alone).
+    char_logp: dict[str, float]
 
 
 @cache
@@ -83,7 +86,17 @@ def _build() -> ChineseTables:
     for word in wordfreq.get_frequency_dict("zh", wordlist="large"):
         if len(word) > 1 and word not in freq and _HAN_WORD.fullmatch(word):
             prefixes.update(word[:end] for end in range(1, len(word)))
-    return ChineseTables(word_tag, transitions, prior, frozenset(prefixes))
+    return ChineseTables(word_tag, transitions, prior, frozenset(prefixes), _char_logp(freq))
+
+
+def _char_logp(freq: dict[str, int]) -> dict[str, float]:
+    counts: Counter[str] = Counter()
+    for word, count in freq.items():
+        if count and _HAN_WORD.fullmatch(word):
+            for ch in word:
+                counts[ch] += count
+    log_total = math.log(sum(counts.values()))
+    return {ch: math.log(count) - log_total for ch, count in counts.items()}
 
 
 def _tags(freq: dict[str, int]) -> tuple[dict[str, str], dict[str, dict[str, float]], dict[str, float]]:

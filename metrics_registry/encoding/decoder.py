@@ -18,6 +18,7 @@ text: none lays a lattice over cells that hold alternatives.
 from __future__ import annotations
 
 import math
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from metrics_registry.encoding import language_model as lm
@@ -39,16 +40,18 @@ class Decoded:
     path: list[tuple[str, str | None, float]] = field(default_factory=list)  # its tokens: text, class, gain
 
 
-def decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
+def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | None = None) -> Decoded:
     """The best reading of every slot in ``cells`` (one line), and how sure each choice is.
 
     Only the stretches of the line around its slots are searched, each with
     :data:`WINDOW` cells of context on either side (widened to whole Latin
     words): words further away hardly sway a reading, and a long line with a
-    few damaged characters costs no more than short ones.
+    few damaged characters costs no more than short ones. With ``needed``,
+    only the stretches around those cells are (slots beyond them are left
+    out of the result).
     """
     result = Decoded({}, {}, 0.0, [])
-    for start, end in _windows(cells):
+    for start, end in _windows(cells, needed):
         part = _decode(cells[start:end], doc)
         result.choice.update((start + i, c) for i, c in part.choice.items())
         result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
@@ -61,12 +64,12 @@ def decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
 WINDOW = 5
 
 
-def _windows(cells: list[Cell]) -> list[tuple[int, int]]:
+def _windows(cells: list[Cell], needed: Container[int] | None = None) -> list[tuple[int, int]]:
     n = len(cells)
     letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
     slot = [not isinstance(c, str) for c in cells]
     windows: list[tuple[int, int]] = []
-    for index in (i for i in range(n) if slot[i]):
+    for index in (i for i in range(n) if slot[i] and (needed is None or i in needed)):
         start, end = max(0, index - WINDOW), min(n, index + 1 + WINDOW)
         while start > 0 and letter[start - 1] and (letter[start] or slot[start]):
             start -= 1

@@ -12,7 +12,9 @@ The steps, for a whole document at a time:
    language model and what the rest of the document holds intact; then,
    when a model of Chinese word sequences is installed, choose again among
    the doubtful readings of the line (:mod:`.rescoring`), with a weight set
-   by how well that model fits the document's undamaged Chinese.
+   by how well that model fits the document's undamaged Chinese. Lines
+   with doubtful slots are then decoded again, with what the document read
+   where it was sure as a prior (:mod:`.recurrence`).
 4. Leave a unit as it is when no reading is a plausible character (the
    finding then says so).
 """
@@ -28,6 +30,7 @@ from metrics_registry.encoding.decoder import Cell, Option, decode
 from metrics_registry.encoding.detection import Detection, Stretch, detect, word_around
 from metrics_registry.encoding.domain import DomainModel
 from metrics_registry.encoding.findings import Alternative, Edit, Kind, Spot
+from metrics_registry.encoding.recurrence import RecurrencePrior
 from metrics_registry.encoding.rescoring import document_weight, rescore
 from metrics_registry.encoding.utf8 import Unit, UnitKind
 from metrics_registry.encoding.word_ngrams import ChineseWordModel
@@ -120,27 +123,45 @@ def _decode_line(
     domain_model: DomainModel | None,
     *,
     weight: float | None = None,
+    prior: RecurrencePrior | None = None,
+    needed: set[int] | None = None,
 ) -> None:
     """Choose the readings of the line's slots together (:func:`.decoder.decode`), then, with a
     model of word sequences, again among the doubtful ones (:func:`.rescoring.rescore`, with
-    ``weight``; a weight of 0 leaves the first pass's choice).
+    ``weight``; a weight of 0 leaves the first pass's choice). ``prior`` adds what the rest of the
+    document read where it was sure (:mod:`.recurrence`) to each reading's prior; with ``needed``
+    (cells of the line), only those slots are chosen again, the others keeping their reading.
     """
     cells: list[Cell] = []
-    for cell in line:
+    for index, cell in enumerate(line):
         if isinstance(cell, str):
             cells.append(cell)
-        else:
-            cells.append(tuple(Option(c.char, c.cost(nbsp_cost), 1 if c.nbsp else 0) for c in cell.options))
-    decoded = decode(cells, doc)
-    slots = []
-    for index, cell in enumerate(line):
+            continue
+        if needed is not None and index not in needed:
+            cells.append(_pinned(cell, nbsp_cost))
+            continue
+        bonus = prior.bonus(cell) if prior is not None else None
+        cells.append(
+            tuple(
+                Option(c.char, c.cost(nbsp_cost) + (bonus[i] if bonus else 0.0), 1 if c.nbsp else 0)
+                for i, c in enumerate(cell.options)
+            )
+        )
+    decoded = decode(cells, doc, needed)
+    chosen = decoded.choice.keys() if needed is None else needed
+    for index in chosen:
+        cell = line[index]
         if isinstance(cell, _Slot) and cell.options:
             cell.choice = decoded.choice[index]
             cell.probabilities = decoded.probabilities[index]
-            slots.append(cell)
     if model is not None and weight != 0:
         for start, end in _han_windows(line):
-            group = [c for c in line[start:end] if isinstance(c, _Slot) and c.options]
+            # The slots just chosen; others (not chosen again) keep their reading as context.
+            group = [
+                c
+                for i, c in enumerate(line[start:end], start)
+                if isinstance(c, _Slot) and c.options and i in chosen
+            ]
             if group:
                 rescore(group, lambda s=start, e=end: _render_line(line[s:e])[0], model, domain_model, weight)
     rendered, where = _render_line(line)
@@ -149,6 +170,14 @@ def _decode_line(
             at = where[index]
             if not _acceptable(cell, word_around(rendered, at, at + 1), doc):
                 cell.choice = None
+
+
+def _pinned(slot: _Slot, nbsp_cost: float) -> Cell:
+    """``slot`` as a cell that holds its chosen reading only (none: nothing fits)."""
+    if slot.choice is None:
+        return ()
+    option = slot.options[slot.choice]
+    return (Option(option.char, option.cost(nbsp_cost), 1 if option.nbsp else 0),)
 
 
 #: Cells of context, at most, on either side of a doubtful slot in the second pass.
@@ -272,6 +301,14 @@ def repair_lost_bytes(
     lines = [line for line in every_line if any(isinstance(c, _Slot) and c.options for c in line)]
     for line in lines:
         _decode_line(line, doc, detection.nbsp_cost, model, domain_model, weight=weight)
+    # Again, the lines with doubtful slots, with what the document read where it was sure.
+    prior = RecurrencePrior(c for line in lines for c in line if isinstance(c, _Slot) and c.options)
+    for line in lines:
+        needed = {i for i, c in enumerate(line) if isinstance(c, _Slot) and c.options and prior.helps(c)}
+        if needed:
+            _decode_line(
+                line, doc, detection.nbsp_cost, model, domain_model, weight=weight, prior=prior, needed=needed
+            )
     return _edits(text, pieces, detection)
 
 

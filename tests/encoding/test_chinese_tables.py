@@ -28,3 +28,11 @@ def test_a_damaged_cache_entry_is_rebuilt(tmp_path: Path, monkeypatch: pytest.Mo
     (entry,) = tmp_path.glob("*.pickle")
     entry.write_bytes(entry.read_bytes()[:1000])
     assert chinese_tables.tables.__wrapped__() == built
+
+
+def test_character_shares_count_characters_inside_words() -> None:
+    """语 is rarely a word alone but common inside words (语言, 英语): its share is a character's."""
+    shares = chinese_tables.tables().char_logp
+    assert shares["语"] > shares["诏"]
+    assert shares["的"] > shares["语"]
+    assert abs(sum(2.718281828459045**logp for logp in shares.values()) - 1) < 1e-6
