@@ -101,7 +101,8 @@ class RecurrencePrior:
         if not found:
             return None
         own = _confident(slot)
-        counts = [found.get(option, 0) - (option == own) for option in range(len(key))]
+        # Asked again once the slot was chosen anew, its own count may be another reading's: max().
+        counts = [max(found.get(option, 0) - (option == own), 0) for option in range(len(key))]
         total = sum(counts)
         if not total:
             return None
