@@ -97,3 +97,15 @@ def test_bytes_that_came_through_are_not_put_back() -> None:
     dropped = detect(mojibake("## 獎勵 和 步骤", "cp1254", lossy=True))
     assert dropped is not None
     assert dropped.kept == frozenset() and 0x8D in dropped.droppable
+
+
+def test_with_needed_cells_only_the_stretches_around_them_are_searched() -> None:
+    """The recurrence pass chooses a few slots again: slots far from them are left out of the result."""
+    doc = lm.DocumentContext.from_text("")
+    near = ["我", "们", "的", _slot("丁", "训", "丝"), _slot("练", "炼", "缚"), "过", "程"]
+    cells = [*near, *["的"] * 20, _slot("中", "不")]
+    everything = decode(cells, doc)
+    assert set(everything.choice) == {3, 4, len(cells) - 1}
+    focused = decode(cells, doc, needed={3})
+    assert set(focused.choice) == {3, 4}
+    assert focused.choice[3] == everything.choice[3]
