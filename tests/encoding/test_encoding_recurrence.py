@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from metrics_registry.encoding import repair, word_ngrams
+import pytest
+
+from metrics_registry.encoding import domain, recurrence, repair, word_ngrams
 from metrics_registry.encoding.damage import mojibake
-from metrics_registry.encoding.recurrence import RecurrencePrior
+from metrics_registry.encoding.recurrence import RecurrencePrior, upper_tail
 
 #: The readings of 语 (E8 AF AD) once Windows-1254 dropped its AD, as the repair lists them.
 READINGS = ("语", "话", "词", "证")
@@ -37,7 +39,7 @@ def doubtful(char: str, readings: tuple[str, ...] = READINGS) -> FakeSlot:
 
 def test_confident_readings_elsewhere_favour_the_same_reading() -> None:
     slot = doubtful("话")
-    prior = RecurrencePrior([sure("语"), sure("语"), sure("语"), slot])
+    prior = RecurrencePrior([*(sure("语") for _ in range(4)), slot])
     bonus = prior.bonus(slot)
     assert bonus is not None
     assert bonus[0] > 0 > bonus[1]  # 语 gains, 话 (chosen by nobody sure) loses
@@ -46,7 +48,7 @@ def test_confident_readings_elsewhere_favour_the_same_reading() -> None:
 
 def test_more_evidence_weighs_more() -> None:
     slot = doubtful("话")
-    few = RecurrencePrior([sure("语"), slot]).bonus(slot)
+    few = RecurrencePrior([*(sure("语") for _ in range(4)), slot]).bonus(slot)
     many = RecurrencePrior([*(sure("语") for _ in range(30)), slot]).bonus(slot)
     assert few is not None and many is not None
     assert many[0] - many[1] > few[0] - few[1] > 0
@@ -55,9 +57,12 @@ def test_more_evidence_weighs_more() -> None:
 def test_a_slot_does_not_support_itself() -> None:
     alone = sure("语")
     assert RecurrencePrior([alone]).bonus(alone) is None
-    other = sure("语")
-    bonus = RecurrencePrior([alone, other]).bonus(alone)
+    others = [sure("语") for _ in range(4)]
+    bonus = RecurrencePrior([alone, *others]).bonus(alone)
     assert bonus is not None and bonus[0] > bonus[1]
+    # Four in all, three besides itself: as for a doubtful slot beside three, too few (p ≈ 0.011).
+    assert RecurrencePrior([alone, *others[:3]]).bonus(alone) is None
+    assert RecurrencePrior([*others[:3], doubtful("话")]).bonus(doubtful("话")) is None
 
 
 def test_doubtful_readings_and_other_damaged_characters_say_nothing() -> None:
@@ -71,7 +76,7 @@ def test_only_chinese_readings_count_and_gain() -> None:
     marks = ("、", "」", "语", "话")
     slot = doubtful("」", marks)
     assert RecurrencePrior([sure("、", marks), sure("、", marks), slot]).bonus(slot) is None
-    bonus = RecurrencePrior([sure("语", marks), slot]).bonus(slot)
+    bonus = RecurrencePrior([*(sure("语", marks) for _ in range(6)), slot]).bonus(slot)
     assert bonus is not None
     assert bonus[0] == bonus[1] == 0.0
     assert bonus[2] > 0 > bonus[3]
@@ -84,10 +89,53 @@ def test_the_gain_is_over_how_common_a_reading_is_anyway() -> None:
     slot = doubtful("不", readings)
     usual = [*(sure("不", readings) for _ in range(10)), sure("与", readings), sure("与", readings), slot]
     unusual = [sure("不", readings), *(sure("与", readings) for _ in range(10)), slot]
-    as_usual, not_as_usual = RecurrencePrior(usual).bonus(slot), RecurrencePrior(unusual).bonus(slot)
-    assert as_usual is not None and not_as_usual is not None
-    assert abs(as_usual[0] - as_usual[1]) < 0.5
+    assert RecurrencePrior(usual).bonus(slot) is None  # ten 不 of twelve: p ≈ 0.02, nothing new
+    not_as_usual = RecurrencePrior(unusual).bonus(slot)
+    assert not_as_usual is not None
     assert not_as_usual[1] - not_as_usual[0] > 2.0
+    # Where the document does say something, a reading read as often as in general gains ~nothing.
+    usual_and_more = [*usual[:-1], *(sure("中", readings) for _ in range(30)), slot]
+    bonus = RecurrencePrior(usual_and_more).bonus(slot)
+    assert bonus is not None and bonus[2] > 0.5 > abs(bonus[0] - bonus[1])
+
+
+def test_the_binomial_tail() -> None:
+    assert upper_tail(2, 2, 0.5) == pytest.approx(0.25)
+    assert upper_tail(1, 3, 0.5) == pytest.approx(0.875)
+    assert upper_tail(0, 5, 0.1) == 1.0
+    assert upper_tail(4, 6, 0.05) == pytest.approx(15 * 0.05**4 * 0.95**2 + 6 * 0.05**5 * 0.95 + 0.05**6)
+    assert upper_tail(300, 300, 0.5) == pytest.approx(0.5**300)
+
+
+def test_a_few_confident_common_readings_say_nothing() -> None:
+    """不 is half of the readings of E4 B8 in general: two or four confident 不 in a paragraph are
+    what any text shows, and do not push a doubtful 中 or 与 to 不; ten of ten do."""
+    readings = ("不", "与", "中")
+    slot = doubtful("中", readings)
+    for n in (1, 2, 4):
+        prior = RecurrencePrior([*(sure("不", readings) for _ in range(n)), slot])
+        assert prior.bonus(slot) is None
+        assert not prior.helps(slot)
+    assert RecurrencePrior([*(sure("不", readings) for _ in range(10)), slot]).bonus(slot) is not None
+
+
+def test_short_prose_full_of_bu_keeps_its_zhong() -> None:
+    """训练中 after 不会, 不应, 不能 (read with certainty): with every confident reading counting, 中
+    became 不 (the word frequencies alone choose well here)."""
+    text = "健康的训练中，熵会随着训练缓慢下降，不会突然跳变；输出不应重复，也不能太短。"
+    damaged = mojibake(text, "cp1254", lossy=True)
+    with domain.using(None):
+        assert repair(damaged) == text
+    with word_ngrams.using(None):
+        assert repair(damaged) == text
+
+
+def test_the_threshold_is_what_separates_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same paragraph, every count taken as evidence (the rule before the test): 中 is lost."""
+    text = "健康的训练中，熵会随着训练缓慢下降，不会突然跳变；输出不应重复，也不能太短。"
+    monkeypatch.setattr(recurrence, "SIGNIFICANCE", 1.0)
+    with domain.using(None):
+        assert repair(mojibake(text, "cp1254", lossy=True)) != text
 
 
 def test_a_confident_choice_the_document_contradicts_is_decoded_again() -> None:
@@ -104,7 +152,9 @@ def test_without_evidence_the_weights_are_neutral() -> None:
 
 def test_language_names_read_like_the_known_ones() -> None:
     """语 after names no dictionary knows: the word frequencies alone prefer 话 (说话) or 词; 英语,
-    法语 and 德语 say what the document means."""
-    text = "我们说英语、法语和德语。\n\n另有阿尼语、芳蒂语和蒙戈语。"
+    法语, 德语 and 俄语 say what the document means (without 俄语, the first pass is sure of 英语 only:
+    one confident 语 in a set where it is one reading in nine says nothing,
+    :data:`.recurrence.SIGNIFICANCE`)."""
+    text = "我们说英语、法语、德语和俄语。\n\n另有阿尼语、芳蒂语和蒙戈语。"
     with word_ngrams.using(None):
         assert repair(mojibake(text, "cp1254", lossy=True)) == text
