@@ -9,6 +9,8 @@
 | `critic` | `critic/*`: value loss terms, score/reward/advantage/return/value statistics |
 | `data` | lengths, `global_seqlen/*`, per-token timings, throughput |
 | `rollout_corr` | `rollout_corr/*` off-policy diagnostics |
+| `rollout_moe` | `rollout/moe/*`: load balance of the rollout engine's MoE router |
+| `variance_proxy` | `variance_proxy/*`: policy-gradient noise proxies |
 | `validation` | `val-core/*` and `val-aux/*` statistics |
 
 Registry entries name the function in its module (e.g.
@@ -48,7 +50,9 @@ from metrics_registry.reference.verl.rollout_corr import (
     rejection_masked_fractions,
     rollout_probs_diff_metrics,
 )
+from metrics_registry.reference.verl.rollout_moe import load_counts, moe_load_balance_metrics
 from metrics_registry.reference.verl.validation import validation_metrics
+from metrics_registry.reference.verl.variance_proxy import variance_proxy_metrics
 
 __all__ = [
     "agg_loss",
@@ -61,8 +65,10 @@ __all__ = [
     "kl_penalty",
     "legacy_dp_actor_pg_loss",
     "length_metrics",
+    "load_counts",
     "micro_batch_partials",
     "micro_batch_rows",
+    "moe_load_balance_metrics",
     "offpolicy_metrics",
     "old_policy_entropy",
     "policy_metrics",
@@ -77,5 +83,6 @@ __all__ = [
     "update_entropy",
     "validation_metrics",
     "value_metrics",
+    "variance_proxy_metrics",
     "verl_masked_mean",
 ]

@@ -9,12 +9,15 @@ with the `path:line@commit` they come from. Only imports are adapted
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 import torch
 
 # verl's signatures are kept as they are, positional arguments included
 # ruff: noqa: PLR0917
+# verl's lines are longer than ours; they are copied as they are
+# ruff: noqa: E501
 
 # ------------------------------------------------- verl/utils/torch_functional.py@1dda039
 
@@ -546,3 +549,241 @@ def calculate_debug_metrics(old_log_probs, rollout_log_probs, response_mask):
         "training/rollout_probs_diff_std": torch.std(rollout_probs_diff).detach().item(),
         "training/rollout_actor_probs_pearson_corr": pearson_corrcoef,
     }
+
+
+# ------------------------------------------------- verl/trainer/ppo/metric_utils.py@1dda039 (rollout MoE)
+
+
+class _Logger:
+    # stands in for verl's module logger (the warnings are not under test)
+    def warning(self, *args):
+        pass
+
+
+logger = _Logger()
+
+
+def _compute_rollout_moe_load_balance_metrics_from_counts(
+    load_counts: torch.Tensor | None,
+    prefix: str = "rollout/moe",
+) -> dict[str, Any]:
+    # verl/trainer/ppo/metric_utils.py:176-202@1dda039
+    if load_counts is None or load_counts.numel() == 0:
+        return {}
+
+    load_matrix = load_counts.float()
+    load_matrix = load_matrix / load_matrix.sum(dim=1, keepdim=True).clamp_min(1.0)
+    num_experts = load_matrix.shape[1]
+    deviation = load_matrix * num_experts - 1.0
+    max_vio = deviation.max(dim=1).values
+    min_vio = deviation.min(dim=1).values
+    avg_vio = deviation.abs().mean(dim=1)
+
+    metrics: dict[str, Any] = {}
+    for i in range(load_matrix.shape[0]):
+        metrics[f"{prefix}/max_vio/layer_{i}"] = max_vio[i].detach().item()
+        metrics[f"{prefix}/min_vio/layer_{i}"] = min_vio[i].detach().item()
+        metrics[f"{prefix}/avg_vio/layer_{i}"] = avg_vio[i].detach().item()
+    metrics[f"{prefix}/max_vio/max"] = max_vio.max().detach().item()
+    metrics[f"{prefix}/max_vio/avg"] = max_vio.mean().detach().item()
+    metrics[f"{prefix}/min_vio/max"] = min_vio.max().detach().item()
+    metrics[f"{prefix}/min_vio/avg"] = min_vio.mean().detach().item()
+    metrics[f"{prefix}/avg_vio/max"] = avg_vio.max().detach().item()
+    metrics[f"{prefix}/avg_vio/avg"] = avg_vio.mean().detach().item()
+    return metrics
+
+
+def _compute_rollout_moe_load_counts(
+    routed_experts: torch.Tensor | None,
+    response_mask: torch.Tensor | None,
+    num_experts: int | None,
+) -> torch.Tensor | None:
+    # verl/trainer/ppo/metric_utils.py:205-271@1dda039
+    """Count routed experts in response tokens as [num_layers, num_experts].
+
+    Each sequence's last valid response position is excluded: that token is
+    sampled but never fed back through the model, so it carries no routing
+    record (its slot is filler, not data).
+    """
+    if routed_experts is None or response_mask is None or num_experts is None or num_experts <= 0:
+        return None
+    if routed_experts.dim() != 4:
+        logger.warning(
+            "Expected routed_experts with shape [bsz, seqlen, layers, topk], got %s", routed_experts.shape
+        )
+        return None
+    if response_mask.dim() != 2 or response_mask.shape[0] != routed_experts.shape[0]:
+        logger.warning(
+            "Response mask shape %s is incompatible with routed_experts %s",
+            response_mask.shape,
+            routed_experts.shape,
+        )
+        return None
+
+    response_len = response_mask.shape[1]
+    if response_len == 0:
+        return None
+    if routed_experts.shape[1] < response_len:
+        logger.warning(
+            "routed_experts sequence length %s is shorter than response length %s",
+            routed_experts.shape[1],
+            response_len,
+        )
+        return None
+
+    response_routed_experts = routed_experts[:, -response_len:]
+    response_mask = response_mask.to(device=response_routed_experts.device, dtype=torch.bool)
+    # The final response token is sampled but never fed back through the model,
+    # so it has no routing record; its slot holds filler from batch assembly
+    # (zeros, see AgentLoopWorker._postprocess). Counting it would credit
+    # expert 0 with num_layers * topk phantom assignments per sequence, so drop
+    # each sequence's last valid position. This is the metrics counterpart of
+    # build_r3_replay_mask, which skips the same row on the replay side.
+    positions = torch.arange(response_len, device=response_mask.device)
+    last_valid = torch.where(response_mask, positions, positions.new_full((), -1)).amax(dim=-1)
+    has_valid = last_valid >= 0
+    is_last_valid = (positions.unsqueeze(0) == last_valid.unsqueeze(1)) & has_valid.unsqueeze(1)
+    response_mask = response_mask & ~is_last_valid
+    selected = response_routed_experts[response_mask]
+    selected = selected.detach().to(device="cpu", dtype=torch.long)
+    if selected.numel() == 0:
+        return None
+    if selected.min() < 0 or selected.max() >= num_experts:
+        logger.warning(
+            "Skipping rollout MoE load-balance metrics because routed expert ids are outside [0, %s): min=%s max=%s",
+            num_experts,
+            selected.min().item(),
+            selected.max().item(),
+        )
+        return None
+
+    # selected: [num_response_tokens, num_layers, topk]. Count every top-k slot
+    # without materializing a large [tokens, layers, topk, experts] one-hot tensor.
+    return torch.stack(
+        [
+            torch.bincount(selected[:, layer_idx, :].flatten(), minlength=num_experts)
+            for layer_idx in range(selected.shape[1])
+        ]
+    )
+
+
+# ------------------------------------------------- verl/trainer/ppo/metric_utils.py@1dda039 (variance)
+
+
+def compute_variance_proxy_metrics(batch, gradient_norm: float | None = None) -> dict[str, float]:
+    # verl/trainer/ppo/metric_utils.py:691-802@1dda039 (masked_* are masked_* above)
+    """
+    Compute variance proxy metrics using the simplified expected squared norm approach.
+
+    This metric provides a computationally efficient way to monitor gradient variance
+    during training. It works for any advantage estimator as long as sum_pi_squared
+    is available from the actor.
+
+    Theory:
+    - Full variance: Var(g̃) = E[||g̃||²] - ||g_true||²
+    - Simplified proxy (when ||g_true||² ≈ 0): Var(g̃) ≈ E[||g̃||²]
+    - Using W-score approximation: E[||g̃||²] ≈ E[A² × W(τ)]
+
+    Where W(τ) = Σ_t[1 - 2π_t(y_t) + Σπ²] is the score-norm proxy.
+    """
+    metrics = {}
+
+    # Check if we have the necessary data (sum_pi_squared is required for W-score)
+    if (
+        "sum_pi_squared" not in batch.batch
+        or "old_log_probs" not in batch.batch
+        or "advantages" not in batch.batch
+    ):
+        return metrics
+
+    # Compute W(τ) = Σ_t[1 - 2π_t(y_t) + Σπ²]
+    pi_t = torch.exp(batch.batch["old_log_probs"])
+    w_per_timestep = 1 - 2 * pi_t + batch.batch["sum_pi_squared"]
+
+    # Get response mask to only consider valid tokens
+    response_mask = batch.batch["response_mask"]
+
+    # Use pre-computed rollout IS weights from batch (for variance proxy consistency with training loss)
+    # IS weights are computed centrally in ray_trainer.py to avoid duplication
+    rollout_is_weights = None
+    if "rollout_is_weights" in batch.batch:
+        # Extract pre-computed IS weights from batch (already computed in trainer)
+        rollout_is_weights = batch.batch["rollout_is_weights"]
+
+        # Scale W by (rollout IS weight)² for optimal baseline under biased estimation
+        w_per_timestep = w_per_timestep * (rollout_is_weights**2).detach()
+
+        # Note: IS weight statistics and mismatch metrics are logged in ray_trainer.py
+
+    # Get scalar advantages (mean over timesteps)
+    advantages = batch.batch["advantages"]
+    # Compute mean advantage per trajectory using masked_mean
+    advantages_scalar = masked_mean(advantages, response_mask, axis=-1)
+
+    # Compute W values (sum over timesteps)
+    w_values = masked_sum(w_per_timestep, response_mask, axis=-1)
+
+    # ====== COMPUTE VARIANCE PROXIES ======
+    # Variance proxy should match the actual gradient computation:
+    # - If IS weights were computed/applied: use them in variance proxy calculation
+    # - Otherwise: compute on-policy variance proxy
+
+    # ====== PROXY 1: Signal Strength ||ḡ||² ======
+    # The squared norm of the mean gradient (provided from training loop)
+    proxy1_signal_strength = gradient_norm**2 if gradient_norm is not None else None
+
+    # ====== PROXY 2: Total Power E[||ĝ_τ||²] ======
+    # Measures the average of squared gradient norms (Signal + Noise)
+    if rollout_is_weights is not None:
+        # Off-policy with IS correction applied: use clamped weights consistently with actual gradient computation
+        rollout_is_weights_scalar = masked_mean(rollout_is_weights, response_mask, axis=-1)
+        # Recover original W (before IS correction was applied in line 657)
+        # Clamp to avoid division by zero when IS weights are zero
+        w_original = masked_sum(
+            w_per_timestep / torch.clamp((rollout_is_weights**2).detach(), min=1e-10), response_mask, axis=-1
+        )
+        # Clamp W to avoid negative values (which would cause NaN in sqrt)
+        w_original = torch.clamp(w_original, min=0.0)
+        # Proxy 2 for off-policy: E[ρ̄² × A² × W]
+        proxy2_total_power = ((rollout_is_weights_scalar**2) * (advantages_scalar**2) * w_original).mean()
+
+    else:
+        # On-policy Proxy 2: E[A² × W]
+        # Clamp W to avoid negative values (which would cause NaN in sqrt)
+        w_values_clamped = torch.clamp(w_values, min=0.0)
+        proxy2_total_power = (advantages_scalar**2 * w_values_clamped).mean()
+
+    # ====== PROXY 3: Pure Noise - Variance of Mean Vector ======
+    # Requires ||ḡ||² from actual batch gradient
+    # Formula: (1/(N-1)) × (Proxy2 - Proxy1)
+    proxy3_pure_noise = None
+    if proxy1_signal_strength is not None:
+        batch_size = advantages_scalar.shape[0]
+        if batch_size > 1:
+            proxy3_pure_noise = (1.0 / (batch_size - 1)) * (proxy2_total_power - proxy1_signal_strength)
+            # Ensure non-negative (can be negative due to numerical errors)
+            proxy3_pure_noise = max(
+                0.0, proxy3_pure_noise.item() if torch.is_tensor(proxy3_pure_noise) else proxy3_pure_noise
+            )
+
+    # Decompose into components for analysis
+    expected_a_squared = (advantages_scalar**2).mean()
+    expected_w = w_values.mean()
+
+    metrics.update(
+        {
+            # Proxy 1: Signal Strength ||ḡ||²
+            "variance_proxy/proxy1_signal_strength": (
+                proxy1_signal_strength if proxy1_signal_strength is not None else 0.0
+            ),
+            # Proxy 2: Total Power E[||ĝ_τ||²]
+            "variance_proxy/proxy2_total_power": proxy2_total_power.detach().item(),
+            # Proxy 3: Pure Noise - Variance of Mean Vector
+            "variance_proxy/proxy3_pure_noise": proxy3_pure_noise if proxy3_pure_noise is not None else 0.0,
+            # Component metrics for debugging
+            "variance_proxy/expected_a_squared": expected_a_squared.detach().item(),
+            "variance_proxy/expected_w": expected_w.detach().item(),
+        }
+    )
+
+    return metrics
