@@ -558,3 +558,111 @@ def pct(values, p):
     sorted_v = sorted(values)
     idx = min(int(len(sorted_v) * p / 100), len(sorted_v) - 1)
     return float(sorted_v[idx])
+
+
+# nemo_rl/experience/rollouts.py:393-465@7ea279ab (EffortLevelsConfig is any object with its four fields)
+@dataclass
+class _EffortShapingMetrics:
+    length_rewards_low: list[float]
+    rewards_low: list[float]
+    low_lengths: list[int]
+    high_lengths: list[int]
+
+
+def _apply_effort_shaping(
+    results: list[dict],
+    nemo_gym_rows: list[dict],
+    effort_config,
+) -> _EffortShapingMetrics:
+    """Apply length-based reward shaping for low-effort prompts.
+
+    Modifies ``results[i]["full_result"]["reward"]`` in place for samples whose
+    last user-turn prompt contains ``effort_config.low_string``.  Returns per-sample
+    tracking lists used to populate rollout metrics.
+
+    No-ops (returns empty lists) when ``effort_config`` is ``None``,
+    ``low_weight`` is zero, or ``low_string`` is empty.
+    """
+    length_rewards_low: list[float] = []
+    rewards_low: list[float] = []
+    low_lengths: list[int] = []
+    high_lengths: list[int] = []
+
+    if effort_config is None or effort_config.low_weight <= 0 or not effort_config.low_string:
+        return _EffortShapingMetrics(length_rewards_low, rewards_low, low_lengths, high_lengths)
+
+    lengths = [
+        len(r["message_log"][-1]["token_ids"]) if r["message_log"][-1]["role"] == "assistant" else 0
+        for r in results
+    ]
+    orig_rewards = [r["full_result"]["reward"] for r in results]
+    for i, result in enumerate(results):
+        prompt = next(
+            (
+                msg["content"]
+                for msg in reversed(nemo_gym_rows[i]["responses_create_params"]["input"])
+                if msg.get("role") == "user" and "content" in msg
+            ),
+            "",
+        )
+        if effort_config.low_string in prompt:
+            length_reward = min(
+                1.0,
+                effort_config.low_weight * (1.0 - lengths[i] / effort_config.low_ub),
+            )
+            new_reward = (
+                orig_rewards[i]
+                + orig_rewards[i] * max(length_reward, 0.0)
+                + effort_config.low_penalty * min(length_reward, 0.0)
+            )
+            result["full_result"]["reward"] = new_reward
+            length_rewards_low.append(length_reward)
+            rewards_low.append(new_reward)
+            low_lengths.append(lengths[i])
+        else:
+            high_lengths.append(lengths[i])
+
+    return _EffortShapingMetrics(length_rewards_low, rewards_low, low_lengths, high_lengths)
+
+
+# nemo_rl/experience/rollouts.py:2796-2807@7ea279ab, the rollout metrics of the shaping
+def effort_shaping_metrics(shaping):
+    length_rewards_low = shaping.length_rewards_low
+    rewards_low = shaping.rewards_low
+    low_lengths = shaping.low_lengths
+    high_lengths = shaping.high_lengths
+    import statistics
+
+    rollout_metrics = {}
+    if length_rewards_low:
+        rollout_metrics["mean_length_reward_low"] = sum(length_rewards_low) / len(length_rewards_low)
+    if rewards_low:
+        rollout_metrics["mean_reward_low"] = sum(rewards_low) / len(rewards_low)
+    if low_lengths:
+        rollout_metrics["mean_length_low"] = sum(low_lengths) / len(low_lengths)
+        rollout_metrics["median_length_low"] = float(statistics.median(low_lengths))
+    if high_lengths:
+        rollout_metrics["mean_length_high"] = sum(high_lengths) / len(high_lengths)
+        rollout_metrics["median_length_high"] = float(statistics.median(high_lengths))
+    return rollout_metrics
+
+
+# nemo_rl/experience/rollouts.py:2719-2740@7ea279ab (the timer and the full-result tables left out)
+def per_agent_metrics(nemo_gym_rows, results):
+    agent_to_results: dict[str, list[dict]] = defaultdict(list)
+    for nemo_gym_row, result in zip(nemo_gym_rows, results):
+        agent_ref = nemo_gym_row["agent_ref"]
+        agent_name = agent_ref["name"]
+        agent_to_results[agent_name].append(result["full_result"])
+        result["agent_ref"] = agent_ref
+
+    per_agent_metrics = {}
+    for agent_name, agent_results in agent_to_results.items():
+        keys = agent_results[0].keys()
+        for key in keys:
+            values = [float(r[key]) for r in agent_results if isinstance(r.get(key), (bool, int, float))]
+            if values:
+                per_agent_metrics.update(
+                    calculate_single_metric(values, len(agent_results), f"{agent_name}/{key}")
+                )
+    return per_agent_metrics
