@@ -214,11 +214,17 @@ __all__ = [
     "NEMO_RL_TRAIN_MAX_TURNS_REACHED_RATE",
     "NEMO_RL_TRAIN_MEAN_ENV_TOKENS_PER_SAMPLE",
     "NEMO_RL_TRAIN_MEAN_GEN_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MEAN_LENGTH_HIGH",
+    "NEMO_RL_TRAIN_MEAN_LENGTH_LOW",
+    "NEMO_RL_TRAIN_MEAN_LENGTH_REWARD_LOW",
     "NEMO_RL_TRAIN_MEAN_PROMPT_LENGTH",
+    "NEMO_RL_TRAIN_MEAN_REWARD_LOW",
     "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MEAN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
     "NEMO_RL_TRAIN_MEAN_TOTAL_REWARD",
     "NEMO_RL_TRAIN_MEAN_TOTAL_TOKENS_PER_SAMPLE",
+    "NEMO_RL_TRAIN_MEDIAN_LENGTH_HIGH",
+    "NEMO_RL_TRAIN_MEDIAN_LENGTH_LOW",
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR",
     "NEMO_RL_TRAIN_MIN_SEQ_MULT_PROB_ERROR_AFTER_MASK",
     "NEMO_RL_TRAIN_MIN_TOTAL_REWARD",
@@ -256,6 +262,7 @@ __all__ = [
     "NEMO_RL_TRAIN_TRUNCATION_RATE",
     "NEMO_RL_TRAIN_TURNS_PER_SAMPLE_STAT",
     "NEMO_RL_TRAIN_UNWANTED_TOKEN_RATE",
+    "NEMO_RL_TRAIN_VLLM_COUNTER_PER_POS_POSITION",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_LENGTH",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE",
     "NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION",
@@ -276,6 +283,7 @@ __all__ = [
     "OPENRLHF_EVAL_DATASOURCE_PASS_K",
     "OPENRLHF_EVAL_DATASOURCE_RESPONSE_LENGTH_MEAN",
     "OPENRLHF_EVAL_DATASOURCE_TRUNCATED_RATE",
+    "OPENRLHF_EVAL_GLOBAL_STEP",
     "OPENRLHF_EVAL_NUM_SAMPLES",
     "OPENRLHF_EVAL_RESPONSE_LENGTH_MEAN",
     "OPENRLHF_EVAL_TRUNCATED_RATE",
@@ -302,6 +310,7 @@ __all__ = [
     "OPENRLHF_TIMING_PPO_TRAIN",
     "OPENRLHF_TIMING_STEP_TOTAL",
     "OPENRLHF_TOTAL_LENGTH",
+    "OPENRLHF_TRAIN_GLOBAL_STEP",
     "OPENRLHF_TRUNCATED",
     "OPENRLHF_VALUES",
     "OPENRLHF_VLLM_KL",
@@ -428,6 +437,11 @@ __all__ = [
     "VERL_ROLLOUT_CORR_ROLLOUT_RS_SEQ_MASKED_FRACTION",
     "VERL_ROLLOUT_CORR_TRAINING_LOG_PPL",
     "VERL_ROLLOUT_CORR_TRAINING_PPL",
+    "VERL_ROLLOUT_MOE_AVG_VIO_LAYER_OR_STAT",
+    "VERL_ROLLOUT_MOE_MAX_VIO_LAYER_OR_STAT",
+    "VERL_ROLLOUT_MOE_MIN_VIO_LAYER_OR_STAT",
+    "VERL_ROLLOUT_MOE_ROUTED_EXPERTS_FOUND",
+    "VERL_ROLLOUT_MOE_ROUTED_EXPERT_ASSIGNMENTS",
     "VERL_ROLLOUT_SPEC_ACCEPT_LENGTH",
     "VERL_ROLLOUT_SPEC_ACCEPT_RATE",
     "VERL_SEPARATE_ASYNC_DECISION_NAME",
@@ -455,6 +469,11 @@ __all__ = [
     "VERL_VAL_AUX_NUM_TURNS_STAT",
     "VERL_VAL_CORE_DATA_SOURCE_VARIABLE_STAT_AT_N",
     "VERL_VAL_CORE_DATA_SOURCE_VARIABLE_VOTE_AT_N_PART",
+    "VERL_VARIANCE_PROXY_EXPECTED_A_SQUARED",
+    "VERL_VARIANCE_PROXY_EXPECTED_W",
+    "VERL_VARIANCE_PROXY_PROXY1_SIGNAL_STRENGTH",
+    "VERL_VARIANCE_PROXY_PROXY2_TOTAL_POWER",
+    "VERL_VARIANCE_PROXY_PROXY3_PURE_NOISE",
 ]
 
 
@@ -1327,6 +1346,11 @@ NEMO_RL_TRAIN_VLLM_SPEC_NUM_ACCEPTED_TOKENS: Final = "train/vllm/spec_num_accept
 #: Templated: fill the placeholders with str.format().
 NEMO_RL_TRAIN_VLLM_SPEC_ACCEPTANCE_RATE_POS_POSITION: Final = "train/vllm/spec_acceptance_rate-pos-{position}"
 
+#: Change during the step's generation of vLLM's per-position count of accepted draft tokens, summed over
+#: the vLLM workers; `position` is the draft position, counted from 1.
+#: Templated: fill the placeholders with str.format().
+NEMO_RL_TRAIN_VLLM_COUNTER_PER_POS_POSITION: Final = "train/vllm/{counter}_per_pos-{position}"
+
 #: Mean, extremes, median or standard deviation of the reward each NeMo-Gym agent returned, over the
 #: samples of the generation batch.
 #: Templated: fill the placeholders with str.format().
@@ -1442,6 +1466,30 @@ NEMO_RL_TRAIN_UNWANTED_TOKEN_RATE: Final = "train/unwanted_token_rate"
 #: closing tags other than the prompt's thinking mode expects, by token id or spelled out), whose reward
 #: is then set to 0.
 NEMO_RL_TRAIN_MALFORMED_THINK_TAG_RATE: Final = "train/malformed_think_tag_rate"
+
+#: Mean over the NeMo-Gym samples whose prompt asks for low effort of the length term that scales or
+#: penalizes their reward; near 1 for short answers, negative past the length bound.
+NEMO_RL_TRAIN_MEAN_LENGTH_REWARD_LOW: Final = "train/mean_length_reward_low"
+
+#: Mean over the NeMo-Gym samples whose prompt asks for low effort of their reward after the length
+#: shaping.
+NEMO_RL_TRAIN_MEAN_REWARD_LOW: Final = "train/mean_reward_low"
+
+#: Mean over the NeMo-Gym samples whose prompt asks for low effort of the tokens of the rollout's last
+#: message, the length the effort shaping acts on.
+NEMO_RL_TRAIN_MEAN_LENGTH_LOW: Final = "train/mean_length_low"
+
+#: Median over the NeMo-Gym samples whose prompt asks for low effort of the tokens of the rollout's last
+#: message.
+NEMO_RL_TRAIN_MEDIAN_LENGTH_LOW: Final = "train/median_length_low"
+
+#: Mean over the NeMo-Gym samples whose prompt does not ask for low effort of the tokens of the rollout's
+#: last message.
+NEMO_RL_TRAIN_MEAN_LENGTH_HIGH: Final = "train/mean_length_high"
+
+#: Median over the NeMo-Gym samples whose prompt does not ask for low effort of the tokens of the
+#: rollout's last message.
+NEMO_RL_TRAIN_MEDIAN_LENGTH_HIGH: Final = "train/median_length_high"
 
 #: The value model's per-global-batch count of valid tokens, averaged over micro-batch entries; not the
 #: step's total.
@@ -1596,6 +1644,10 @@ OPENRLHF_TIMING_STEP_TOTAL: Final = "timing/step_total"
 #: text.
 OPENRLHF_GENERATED_SAMPLES: Final = "generated_samples"
 
+#: The number of the global step being logged, counted from 1, which the W&B logger adds to every logged
+#: training step and declares as the step axis of the `train/*` keys.
+OPENRLHF_TRAIN_GLOBAL_STEP: Final = "train/global_step"
+
 #: Mean reward (`pass1`) or mean best-of-n reward (`pass<n>`, n = `eval.n_samples_per_prompt`) over the
 #: datasource's evaluation prompts.
 #: Templated: fill the placeholders with str.format().
@@ -1617,6 +1669,9 @@ OPENRLHF_EVAL_TRUNCATED_RATE: Final = "eval_truncated_rate"
 
 #: Number of evaluation samples generated, the evaluation prompts times `eval.n_samples_per_prompt`.
 OPENRLHF_EVAL_NUM_SAMPLES: Final = "eval_num_samples"
+
+#: The global step after which the evaluation ran, added by the W&B logger to every logged evaluation.
+OPENRLHF_EVAL_GLOBAL_STEP: Final = "eval/global_step"
 
 
 # ppo: PPOTrainer, TRL 0.9.2 up to (not including) 1.13.0
@@ -2208,3 +2263,49 @@ VERL_ROLLOUT_CORR_ROLLOUT_RS_SEQ_MASKED_FRACTION: Final = "rollout_corr/rollout_
 #: (e.g. `rollout_rs_token_k1_mean`, `rollout_rs_seq_mean_k3_masked_fraction`).
 #: Templated: fill the placeholders with str.format().
 VERL_ROLLOUT_CORR_ROLLOUT_RS_OPTION_STAT: Final = "rollout_corr/rollout_rs_{option_stat}"
+
+#: How far the most-used expert of an MoE layer is above an even share of the rollout's response tokens,
+#: as a multiple of that share minus 1; per layer (`layer_<l>`) or the maximum (`max`) or mean (`avg`)
+#: over the layers.
+#: Templated: fill the placeholders with str.format().
+VERL_ROLLOUT_MOE_MAX_VIO_LAYER_OR_STAT: Final = "rollout/moe/max_vio/{layer_or_stat}"
+
+#: How far the least-used expert of an MoE layer is below an even share of the rollout's response tokens,
+#: as a multiple of that share minus 1; per layer (`layer_<l>`) or the maximum (`max`) or mean (`avg`)
+#: over the layers.
+#: Templated: fill the placeholders with str.format().
+VERL_ROLLOUT_MOE_MIN_VIO_LAYER_OR_STAT: Final = "rollout/moe/min_vio/{layer_or_stat}"
+
+#: Mean over the experts of an MoE layer of the absolute deviation of each expert's load from an even
+#: share, as a multiple of that share; per layer (`layer_<l>`) or the maximum (`max`) or mean (`avg`) over
+#: the layers.
+#: Templated: fill the placeholders with str.format().
+VERL_ROLLOUT_MOE_AVG_VIO_LAYER_OR_STAT: Final = "rollout/moe/avg_vio/{layer_or_stat}"
+
+#: 1 when the rollout's routing records gave at least one expert choice to count since the last logged
+#: value, else 0 (and the `rollout/moe/*_vio/*` keys are missing).
+VERL_ROLLOUT_MOE_ROUTED_EXPERTS_FOUND: Final = "rollout/moe/routed_experts_found"
+
+#: Number of top-k expert choices counted for the rollout MoE load-balance keys since the last logged
+#: value, summed over the MoE layers.
+VERL_ROLLOUT_MOE_ROUTED_EXPERT_ASSIGNMENTS: Final = "rollout/moe/routed_expert_assignments"
+
+#: The square of the step's `actor/grad_norm`, read as the "signal" part of the policy gradient; 0 when no
+#: gradient norm was logged.
+VERL_VARIANCE_PROXY_PROXY1_SIGNAL_STRENGTH: Final = "variance_proxy/proxy1_signal_strength"
+
+#: Mean over the sequences of the batch of the squared sequence advantage times the sequence's logit-
+#: gradient score norm $W$, an estimate of the mean squared norm of the per-sequence policy gradients.
+VERL_VARIANCE_PROXY_PROXY2_TOTAL_POWER: Final = "variance_proxy/proxy2_total_power"
+
+#: The total power minus the squared gradient norm, divided by the number of sequences minus one and
+#: clamped at 0; 0 when no gradient norm was logged.
+VERL_VARIANCE_PROXY_PROXY3_PURE_NOISE: Final = "variance_proxy/proxy3_pure_noise"
+
+#: Mean over the sequences of the batch of the square of each sequence's token-mean advantage, a component
+#: of the variance proxies.
+VERL_VARIANCE_PROXY_EXPECTED_A_SQUARED: Final = "variance_proxy/expected_a_squared"
+
+#: Mean over the sequences of the batch of $W$, the sum over a sequence's response tokens of $1 - 2\pi_t +
+#: \sum_v \pi_t(v)^2$, a component of the variance proxies.
+VERL_VARIANCE_PROXY_EXPECTED_W: Final = "variance_proxy/expected_w"

@@ -8,7 +8,7 @@
 | `samples` | per-sample keys: `num_valid_samples`, `positive_nll_loss` |
 | `critic` | PPO value-model keys: `critic/loss`, `critic/explained_var`, ... |
 | `rollout` | driver keys: baselines, advantages, lengths, validation, gradient norm |
-| `gym` | NeMo-Gym keys: per-agent result statistics, effort-level reward shaping |
+| `gym` | NeMo-Gym keys: effort-level reward shaping |
 """
 
 from metrics_registry.reference.nemo_rl.batches import (
@@ -19,7 +19,7 @@ from metrics_registry.reference.nemo_rl.batches import (
     token_normalized,
 )
 from metrics_registry.reference.nemo_rl.critic import critic_stats
-from metrics_registry.reference.nemo_rl.gym import agent_field_stats, effort_shaping
+from metrics_registry.reference.nemo_rl.gym import effort_shaping
 from metrics_registry.reference.nemo_rl.loss import (
     approx_entropy,
     calculate_kl,
@@ -55,7 +55,6 @@ from metrics_registry.reference.nemo_rl.samples import (
 __all__ = [
     "advantage_stats",
     "advantages_histogram",
-    "agent_field_stats",
     "approx_entropy",
     "as_global_batches",
     "async_reward_stats",

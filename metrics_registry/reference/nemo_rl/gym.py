@@ -1,10 +1,4 @@
-r"""NeMo-RL NeMo-Gym rollout keys: per-agent result statistics and effort-level reward shaping.
-
-Per agent (`nemo_rl/experience/rollouts.py:2718-2745@7ea279ab`): every numeric
-field (bool, int or float) of the NeMo-Gym results of one agent gets the
-statistics of [`gym_stats`][metrics_registry.reference.nemo_rl.rollout.gym_stats],
-with the agent's number of results as the denominator of the mean, also
-counting the results where the field is missing or not a number.
+r"""NeMo-RL NeMo-Gym rollout keys: the effort-level reward shaping.
 
 Effort levels (`nemo_rl/experience/rollouts.py:367-465,2796-2807@7ea279ab`): a
 sample whose last user prompt contains `effort_levels.low_string` gets the
@@ -22,28 +16,8 @@ import statistics
 import torch
 
 from metrics_registry.reference.masked import as_bool_mask, as_float
-from metrics_registry.reference.nemo_rl.rollout import gym_stats
 
-__all__ = ["agent_field_stats", "effort_shaping"]
-
-
-def agent_field_stats(values: torch.Tensor) -> dict[str, torch.Tensor]:
-    r"""`train/<agent>/<field>/{mean,max,min,median,stddev}` of one field over one agent's results.
-
-    Args:
-        values: `(n,)` the field in each of the agent's `n` results, NaN where it is missing or
-            not a bool, int or float.
-
-    Returns:
-        The statistics keyed by the last segment of the logged key; empty when no result has a
-        number (NeMo-RL then logs nothing for the field).
-    """
-    xs = as_float(values).reshape(-1)
-    numeric = xs[~torch.isnan(xs)]
-    if numeric.numel() == 0:
-        return {}
-    stats = gym_stats(numeric, batch_size=xs.numel())
-    return {name: stats[name] for name in ("mean", "max", "min", "median", "stddev")}
+__all__ = ["effort_shaping"]
 
 
 def effort_shaping(

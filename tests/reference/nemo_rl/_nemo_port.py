@@ -645,24 +645,3 @@ def effort_shaping_metrics(shaping):
         rollout_metrics["mean_length_high"] = sum(high_lengths) / len(high_lengths)
         rollout_metrics["median_length_high"] = float(statistics.median(high_lengths))
     return rollout_metrics
-
-
-# nemo_rl/experience/rollouts.py:2719-2740@7ea279ab (the timer and the full-result tables left out)
-def per_agent_metrics(nemo_gym_rows, results):
-    agent_to_results: dict[str, list[dict]] = defaultdict(list)
-    for nemo_gym_row, result in zip(nemo_gym_rows, results):
-        agent_ref = nemo_gym_row["agent_ref"]
-        agent_name = agent_ref["name"]
-        agent_to_results[agent_name].append(result["full_result"])
-        result["agent_ref"] = agent_ref
-
-    per_agent_metrics = {}
-    for agent_name, agent_results in agent_to_results.items():
-        keys = agent_results[0].keys()
-        for key in keys:
-            values = [float(r[key]) for r in agent_results if isinstance(r.get(key), (bool, int, float))]
-            if values:
-                per_agent_metrics.update(
-                    calculate_single_metric(values, len(agent_results), f"{agent_name}/{key}")
-                )
-    return per_agent_metrics
