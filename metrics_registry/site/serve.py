@@ -31,7 +31,15 @@ from metrics_registry.site.languages import SITE_LANGUAGES
 
 __all__ = ["PortInUse", "Rebuilds", "languages_to_rebuild", "serve_site"]
 
-_WATCHED = ("docs", "metrics_registry/data", "metrics_registry/templates", "extensions", "i18n", "mkdocs.yml")
+_WATCHED = (
+    "docs",
+    "metrics_registry/data",
+    "metrics_registry/templates",
+    "metrics_registry/site/static",  # the generated pages' styles and scripts
+    "extensions",
+    "i18n",
+    "mkdocs.yml",
+)
 _PER_LANGUAGE = ("docs", "i18n")
 #: Edits this close together make one rebuild.
 _SETTLE_SECONDS = 0.3
@@ -205,12 +213,14 @@ def serve_site(load: Callable[[], Registry], *, port: int = 8000) -> None:
     output = root / "site"
     rebuilds = Rebuilds()
     with _listen(port, output, rebuilds) as server:
-        print(build_site(load(), output=output, project_root=root))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        print(f"serving http://127.0.0.1:{port}/en/ (Ctrl+C to stop)")
+        # Watched before the first build: an edit made while it runs, or right after "serving"
+        # is printed, is rebuilt (started after it, the watch missed edits made in between).
         edits = _Edits()
         observer = _watch(root, edits)
         try:
+            print(build_site(load(), output=output, project_root=root))
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            print(f"serving http://127.0.0.1:{port}/en/ (Ctrl+C to stop)")
             while True:
                 edits.arrived.wait()
                 time.sleep(_SETTLE_SECONDS)  # let a burst of edits finish

@@ -64,6 +64,8 @@ def test_an_edit_rebuilds_only_its_language() -> None:
     assert languages_to_rebuild(root, [root / "i18n/registry.pot"]) is None  # every language
     assert languages_to_rebuild(root, [root / "metrics_registry/data/grpo.yaml"]) is None
     assert languages_to_rebuild(root, [root / "mkdocs.yml"]) is None
+    styles = root / "metrics_registry/site/static/stylesheets/registry.css"
+    assert languages_to_rebuild(root, [styles]) is None  # the generated pages' styles: every language
     assert languages_to_rebuild(root, [root / "README.md", Path("/elsewhere/x.md")]) == ()
 
 
@@ -137,6 +139,63 @@ def test_serve_rebuilds_the_edited_language_and_reloads_the_page(tmp_path: Path)
         assert rebuilt[-1].startswith("built vi ("), rebuilt  # only the edited language
         assert (project / "site" / "en" / "index.html").stat().st_ino == english_before  # kept, not rebuilt
         assert "<html" in _get(f"{base}/en/")  # English still served
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+#: ``serve`` whose registry loader edits a Vietnamese page the first time it is called, that is,
+#: while the first build runs (before ``serving`` is printed).
+_EDIT_DURING_FIRST_BUILD = """
+import sys
+from pathlib import Path
+
+from metrics_registry import load as load_registry
+from metrics_registry.site.serve import serve_site
+
+calls = []
+
+
+def load():
+    if not calls:
+        page = Path("docs/vi/index.md")
+        text = page.read_text(encoding="utf-8") + "\\n\\nSửa trong lúc build đầu tiên.\\n"
+        page.write_text(text, encoding="utf-8")
+    calls.append(1)
+    return load_registry(include_configured=True)  # as the command loads it
+
+
+serve_site(load, port=int(sys.argv[1]))
+"""
+
+
+def test_an_edit_made_during_the_first_build_is_rebuilt(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
+    env.pop("METRICS_REGISTRY_PATH", None)
+    server = subprocess.Popen(
+        [sys.executable, "-c", _EDIT_DURING_FIRST_BUILD, str(port)],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    lines: list[str] = []
+    try:
+        assert server.stdout is not None
+        reader = threading.Thread(target=lambda: lines.extend(iter(server.stdout.readline, "")), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 900
+        while len([line for line in lines if line.startswith("built ")]) < 2:
+            assert server.poll() is None, "".join(lines)
+            assert time.monotonic() < deadline, "".join(lines)  # never rebuilt: the edit was missed
+            time.sleep(0.5)
+        assert [line for line in lines if line.startswith("built ")][1].startswith("built vi ("), lines
+        assert "Sửa trong lúc build đầu tiên." in _get(f"http://127.0.0.1:{port}/vi/")
     finally:
         server.terminate()
         server.wait(timeout=30)
