@@ -8,38 +8,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from _explain_run import explain
 
 from metrics_registry import explain_pack
 from metrics_registry.config import registry_paths
-
-PROBE = """
-import sys
-from metrics_registry.cli import main
-try:
-    main()
-except SystemExit:
-    print("pydantic imported:", "pydantic" in sys.modules, file=sys.stderr)
-    raise
-"""
-
-
-def _explain(cache: Path | str, *arguments: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "METRICS_REGISTRY_CACHE": str(cache), "COLUMNS": "100"}
-    environment.pop("FORCE_COLOR", None)
-    return subprocess.run(
-        [sys.executable, "-c", PROBE, "explain", *arguments],
-        capture_output=True,
-        text=True,
-        env=environment,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
 def filled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache where one key was explained: the registry and its pack are kept."""
     cache = tmp_path_factory.mktemp("pack") / "cache"
-    first = _explain(cache, "objective/kl", "--family", "ppo")
+    first = explain(cache, "objective/kl", "--family", "ppo")
     assert first.returncode == 0, first.stderr
     return cache
 
@@ -56,10 +35,10 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
 )
 def test_a_key_never_explained_prints_as_the_full_path_does(filled: Path, arguments: tuple[str, ...]) -> None:
-    from_pack = _explain(filled, *arguments)
+    from_pack = explain(filled, *arguments)
     assert from_pack.returncode == 0, from_pack.stderr
     assert "pydantic imported: False" in from_pack.stderr
-    full = _explain("off", *arguments)
+    full = explain("off", *arguments)
     assert "pydantic imported: True" in full.stderr
     assert from_pack.stdout == full.stdout
 
@@ -73,22 +52,22 @@ def test_a_key_never_explained_prints_as_the_full_path_does(filled: Path, argume
     ],
 )
 def test_what_the_pack_cannot_answer_takes_the_full_path(filled: Path, arguments: tuple[str, ...]) -> None:
-    result = _explain(filled, *arguments)
+    result = explain(filled, *arguments)
     assert "pydantic imported: True" in result.stderr
-    full = _explain("off", *arguments)
+    full = explain("off", *arguments)
     assert (result.returncode, result.stdout) == (full.returncode, full.stdout)
 
 
 def test_an_unknown_key_or_family_is_still_an_error(filled: Path) -> None:
     for arguments in (("no/such/key",), ("objective/kl", "--family", "grpo")):
-        result = _explain(filled, *arguments)
+        result = explain(filled, *arguments)
         assert result.returncode != 0
         assert "metrics-registry:" in result.stderr
 
 
 def test_a_damaged_pack_is_a_miss(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    assert _explain(cache, "objective/kl", "--family", "ppo").returncode == 0
+    assert explain(cache, "objective/kl", "--family", "ppo").returncode == 0
     files = registry_paths((), include_configured=True)
     os.environ["METRICS_REGISTRY_CACHE"] = str(cache)
     try:
@@ -98,7 +77,7 @@ def test_a_damaged_pack_is_a_miss(tmp_path: Path) -> None:
     entry = cache / f"{key}.pickle"
     assert entry.is_file()
     entry.write_bytes(entry.read_bytes()[:1000])  # truncated
-    result = _explain(cache, "objective/entropy", "--family", "ppo")
+    result = explain(cache, "objective/entropy", "--family", "ppo")
     assert result.returncode == 0, result.stderr
     assert "pydantic imported: True" in result.stderr
     assert "entropy" in result.stdout.lower()
@@ -123,7 +102,7 @@ def test_a_registry_with_errors_gets_no_pack(tmp_path: Path) -> None:
     extension = tmp_path / "extension.yaml"
     text = source.read_text(encoding="utf-8")
     extension.write_text(text.replace("    title: Groups kept for training\n", "", 1), encoding="utf-8")
-    result = _explain(cache, "objective/kl", "--family", "ppo")  # the built-in registry: a pack
+    result = explain(cache, "objective/kl", "--family", "ppo")  # the built-in registry: a pack
     assert result.returncode == 0
     packs_before = set(cache.glob("*.pickle"))
     environment = {**os.environ, "METRICS_REGISTRY_CACHE": str(cache)}

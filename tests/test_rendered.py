@@ -8,30 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-PROBE = """
-import sys
-from metrics_registry.cli import main
-try:
-    main()
-except SystemExit:
-    print("pydantic imported:", "pydantic" in sys.modules, file=sys.stderr)
-    raise
-"""
-
-
-def _explain(
-    cache: Path, *arguments: str, columns: int = 100, before: tuple[str, ...] = ()
-) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "METRICS_REGISTRY_CACHE": str(cache), "COLUMNS": str(columns)}
-    environment.pop("FORCE_COLOR", None)
-    return subprocess.run(
-        [sys.executable, "-c", PROBE, *before, "explain", *arguments],
-        capture_output=True,
-        text=True,
-        env=environment,
-        check=False,
-    )
+from _explain_run import PROBE, explain
 
 
 def _kept(cache: Path) -> list[Path]:
@@ -40,11 +17,11 @@ def _kept(cache: Path) -> list[Path]:
 
 def test_a_second_explain_prints_the_same_without_the_models(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    first = _explain(cache, "objective/kl", "--family", "ppo")
+    first = explain(cache, "objective/kl", "--family", "ppo")
     assert first.returncode == 0, first.stderr
     assert "pydantic imported: True" in first.stderr
     assert len(_kept(cache)) == 1
-    second = _explain(cache, "objective/kl", "--family", "ppo")
+    second = explain(cache, "objective/kl", "--family", "ppo")
     assert second.returncode == 0, second.stderr
     assert "pydantic imported: False" in second.stderr
     assert second.stdout == first.stdout
@@ -53,18 +30,18 @@ def test_a_second_explain_prints_the_same_without_the_models(tmp_path: Path) -> 
 
 def test_another_width_or_key_is_rendered_for_itself(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    wide = _explain(cache, "objective/kl", "--family", "ppo", columns=140)
-    narrow = _explain(cache, "objective/kl", "--family", "ppo", columns=70)
+    wide = explain(cache, "objective/kl", "--family", "ppo", columns=140)
+    narrow = explain(cache, "objective/kl", "--family", "ppo", columns=70)
     assert max(map(len, wide.stdout.splitlines())) == 140
     assert max(map(len, narrow.stdout.splitlines())) == 70
-    other = _explain(cache, "objective/entropy", "--family", "ppo")
+    other = explain(cache, "objective/entropy", "--family", "ppo")
     assert "pydantic imported: False" in other.stderr  # read from the pack (test_explain_pack)
     assert other.stdout != narrow.stdout
     assert len(_kept(cache)) == 3
 
 
 def _with_extension(cache: Path, extension: Path, key: str) -> subprocess.CompletedProcess[str]:
-    return _explain(cache, key, before=("--no-config", "--registry", str(extension)))
+    return explain(cache, key, before=("--no-config", "--registry", str(extension)))
 
 
 def _extension(tmp_path: Path) -> Path:
@@ -105,7 +82,7 @@ def test_a_registry_with_errors_warns_on_every_call(tmp_path: Path) -> None:
 def test_errors_are_never_kept(tmp_path: Path, arguments: tuple[str, ...]) -> None:
     cache = tmp_path / "cache"
     for _ in range(2):
-        result = _explain(cache, *arguments)
+        result = explain(cache, *arguments)
         assert result.returncode != 0
         assert "metrics-registry:" in result.stderr
     assert _kept(cache) == []

@@ -81,6 +81,25 @@ def _project(tmp_path: Path) -> Path:
     return project
 
 
+def _serve(project: Path, *arguments: str) -> tuple[subprocess.Popen[str], list[str]]:
+    """``python ARGUMENTS`` (a serve) started in ``project``, and the list its output lines fill."""
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
+    env.pop("METRICS_REGISTRY_PATH", None)
+    server = subprocess.Popen(
+        [sys.executable, *arguments],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    lines: list[str] = []
+    output = server.stdout
+    assert output is not None
+    threading.Thread(target=lambda: lines.extend(iter(output.readline, "")), daemon=True).start()
+    return server, lines
+
+
 def _get(url: str, timeout: float = 60) -> str:
     with urllib.request.urlopen(url, timeout=timeout) as response:
         return response.read().decode("utf-8")
@@ -93,21 +112,8 @@ def test_serve_rebuilds_the_edited_language_and_reloads_the_page(tmp_path: Path)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
-    env.pop("METRICS_REGISTRY_PATH", None)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "metrics_registry.cli", "serve", "--port", str(port)],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    lines: list[str] = []
+    server, lines = _serve(project, "-m", "metrics_registry.cli", "serve", "--port", str(port))
     try:
-        assert server.stdout is not None
-        reader = threading.Thread(target=lambda: lines.extend(iter(server.stdout.readline, "")), daemon=True)
-        reader.start()
         deadline = time.monotonic() + 900
         while not any(line.startswith("serving ") for line in lines):
             assert server.poll() is None, "".join(lines)
@@ -174,21 +180,8 @@ def test_an_edit_made_during_the_first_build_is_rebuilt(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
-    env.pop("METRICS_REGISTRY_PATH", None)
-    server = subprocess.Popen(
-        [sys.executable, "-c", _EDIT_DURING_FIRST_BUILD, str(port)],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    lines: list[str] = []
+    server, lines = _serve(project, "-c", _EDIT_DURING_FIRST_BUILD, str(port))
     try:
-        assert server.stdout is not None
-        reader = threading.Thread(target=lambda: lines.extend(iter(server.stdout.readline, "")), daemon=True)
-        reader.start()
         deadline = time.monotonic() + 900
         while len([line for line in lines if line.startswith("built ")]) < 2:
             assert server.poll() is None, "".join(lines)
