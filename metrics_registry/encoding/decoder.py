@@ -4,7 +4,9 @@ A line is a row of *cells*: fixed characters, and *slots* (characters that
 lost bytes) with the readings they could have. Tokens are laid over the
 cells: Chinese words (any dictionary word whose characters fit the cells it
 covers, so a slot gets the readings that make words with its neighbours),
-Latin words (whole runs of letters) and single other characters. The best
+characters of names (a run of them scored by the name model of
+:mod:`.names`, for the transliterated names no dictionary holds), Latin
+words (whole runs of letters) and single other characters. The best
 line is the best path of tokens, scored by :mod:`.language_model`: each
 word's log-probability, the class bigram between neighbouring tokens, the
 document's own characters and n-grams, and each reading's prior. A slot's
@@ -22,6 +24,7 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 
 from metrics_registry.encoding import language_model as lm
+from metrics_registry.encoding import names
 from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, fixed_reading, traits
 
 __all__ = ["Cell", "Decoded", "Option", "decode"]
@@ -126,11 +129,11 @@ def _forward(
         if not frontier:
             continue
         if len(frontier) > BEAM:
-            frontier = scores[index] = dict(sorted(frontier.items(), key=lambda item: -item[1])[:BEAM])
+            frontier = scores[index] = _prune(frontier)
         after_letter, anything = lattice.tokens(index)
         for state, value in frontier.items():
             tag, last, last_slot = state
-            last_han, last_letter, _ = traits(last)
+            last_han, last_letter, last_simple = traits(last)
             row = rows.get(tag)
             if row is None:
                 row = rows[tag] = {}
@@ -142,11 +145,16 @@ def _forward(
                 if gain is None:
                     gain = row[token_tag] = lm.transition(tag, token_tag)
                 gain += score
+                if tag in names.TAGS or token_tag in names.TAGS:
+                    name_gain = names.edge(tag, last_simple, token_tag, traits(first)[2])
+                    if name_gain is None:
+                        continue
+                    gain += name_gain
                 # The document's support for the bigram across the two tokens, when a slot is in it.
                 if (last_slot or first_slot) and last_han and last + first in ngrams:
                     gain += ngram_bonus(last + first)
-                if target is None:  # white space: the class before it carries on
-                    target = (tag, token_last, False)
+                if target is None:  # white space: the class before it carries on (a name ends)
+                    target = (None if tag in names.TAGS else tag, token_last, False)
                 edges.append((state, token, gain, target))
                 total = value + gain
                 reached = scores[end]
@@ -154,6 +162,14 @@ def _forward(
                     reached[target] = total
                     back[end][target] = (state, token)
     return scores, back, edges
+
+
+def _prune(frontier: dict[State, float]) -> dict[State, float]:
+    """The best :data:`BEAM` states of a cell, and as many inside names: a name's states score well
+    before the name model has weighed its end (:mod:`.names`), and would crowd the others out."""
+    ranked = sorted(frontier.items(), key=lambda item: -item[1])
+    inside = [item for item in ranked if item[0][0] in names.TAGS][:BEAM]
+    return dict([item for item in ranked if item[0][0] not in names.TAGS][:BEAM] + inside)
 
 
 def _marginals(

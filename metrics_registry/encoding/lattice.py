@@ -3,7 +3,8 @@
 Cells are fixed characters and *slots*, the characters that lost bytes with
 the readings they could have (:class:`Option`). From each cell the lattice
 lays Chinese words (any dictionary word whose characters fit the cells it
-covers), Latin words (whole runs of letters) and single other characters,
+covers), characters of names (:mod:`.names`), Latin words (whole runs of
+letters) and single other characters,
 each scored by :mod:`.language_model` and the document's own text
 (:class:`.language_model.DocumentContext`). :mod:`.decoder` finds the best
 path through them.
@@ -15,7 +16,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding import symbols
+from metrics_registry.encoding import names, symbols
 
 __all__ = ["Cell", "Lattice", "Option", "State", "Token", "fixed_reading", "traits"]
 
@@ -150,7 +151,7 @@ class Lattice:
         (no Latin word right after a letter: words are whole)."""
         found = self._cache.get(start)
         if found is None:
-            others = self._han(start) + self._other(start)
+            others = self._han(start) + self._name_chars(start) + self._other(start)
             found = self._cache[start] = (others, others + self._latin(start))
         return found
 
@@ -241,6 +242,35 @@ class Lattice:
                             last_slot,
                         )
                     )
+        return out
+
+    def _name_chars(self, start: int) -> list[Token]:
+        """Each Chinese reading of cell ``start`` that names use as a character of a name, first or
+        not (:mod:`.names`): the decoder scores a run of them with the name model."""
+        out = []
+        for char, option, reading_score, step, han, _, simple in self.readings[start]:
+            if not han or not names.usable(simple):
+                continue
+            is_slot = option >= 0
+            score = names.COST + reading_score
+            if char != simple:
+                score -= lm.variant_cost(char, simple)
+            choices = ((start, option),) if is_slot else ()
+            for tag in (names.FIRST, names.NEXT):
+                out.append(
+                    Token(
+                        start,
+                        start + step,
+                        tag,
+                        score,
+                        char,
+                        char,
+                        is_slot,
+                        is_slot,
+                        choices,
+                        (tag, char, is_slot),
+                    )
+                )
         return out
 
     def _latin(self, start: int) -> list[Token]:
