@@ -41,6 +41,9 @@ class Decoded:
     probabilities: dict[int, list[float]]
     score: float = -math.inf  # of the best path
     path: list[tuple[str, str | None, float]] = field(default_factory=list)  # its tokens: text, class, gain
+    #: For every slot cell on the best path: the cells and the class of the token that holds it (a
+    #: word of several characters, a character alone, a name's), which says how its reading is supported.
+    tokens: dict[int, tuple[int, str | None]] = field(default_factory=dict)
 
 
 def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | None = None) -> Decoded:
@@ -60,6 +63,7 @@ def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | 
         result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
         result.score += part.score
         result.path += part.path
+        result.tokens.update((start + i, t) for i, t in part.tokens.items())
     return result
 
 
@@ -98,16 +102,18 @@ def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
     best_score = scores[n][state]
     position = n
     path = []
+    tokens: dict[int, tuple[int, str | None]] = {}
     while position > 0:
         previous, token = back[position][state]
         gain = scores[position][state] - scores[token.start][previous]
         path.append((lattice.text(token), token.tag, gain))
         for cell, option in token.choices:
             choice[cell] = option
+            tokens[cell] = (token.end - token.start, token.tag)
         position, state = token.start, previous
     path.reverse()
     _marginals(scores, edges, slots, cells, probabilities)
-    return Decoded(choice, probabilities, best_score, path)
+    return Decoded(choice, probabilities, best_score, path, tokens)
 
 
 _Edge = tuple[State, Token, float, State]
