@@ -136,14 +136,20 @@ def _forward(
             continue
         if len(frontier) > BEAM:
             frontier = scores[index] = _prune(frontier)
-        after_letter, anything = lattice.tokens(index)
+        after_letter, anything, name_goes_on = lattice.tokens(index)
         for state, value in frontier.items():
             tag, last, last_slot = state
             last_han, last_letter, last_simple = traits(last)
             row = rows.get(tag)
             if row is None:
                 row = rows[tag] = {}
-            for token in after_letter if last_letter else anything:
+            if tag == names.FIRST:  # a name's first character: the name goes on
+                following = name_goes_on
+            elif tag == names.NEXT:
+                following = anything + name_goes_on
+            else:
+                following = after_letter if last_letter else anything
+            for token in following:
                 _, end, token_tag, score, first, token_last, first_slot, _, _, target = token
                 if end > n:
                     continue

@@ -146,13 +146,15 @@ class Lattice:
             ]
         return found
 
-    def tokens(self, start: int) -> tuple[list[Token], list[Token]]:
-        """The tokens that start at cell ``start``: those that may follow a letter, and all of them
-        (no Latin word right after a letter: words are whole)."""
+    def tokens(self, start: int) -> tuple[list[Token], list[Token], list[Token]]:
+        """The tokens that start at cell ``start``: those that may follow a letter, all of those that
+        may follow anything but a name (no Latin word right after a letter: words are whole), and the
+        characters that carry a name on (:data:`.names.NEXT`), which follow a name's characters only."""
         found = self._cache.get(start)
         if found is None:
-            others = self._han(start) + self._name_chars(start) + self._other(start)
-            found = self._cache[start] = (others, others + self._latin(start))
+            firsts, nexts = self._name_chars(start)
+            others = self._han(start) + firsts + self._other(start)
+            found = self._cache[start] = (others, others + self._latin(start), nexts)
         return found
 
     def text(self, token: Token) -> str:
@@ -244,10 +246,12 @@ class Lattice:
                     )
         return out
 
-    def _name_chars(self, start: int) -> list[Token]:
-        """Each Chinese reading of cell ``start`` that names use as a character of a name, first or
-        not (:mod:`.names`): the decoder scores a run of them with the name model."""
-        out = []
+    def _name_chars(self, start: int) -> tuple[list[Token], list[Token]]:
+        """Each Chinese reading of cell ``start`` that names use, as the first character of a name and
+        as one that carries a name on (:mod:`.names`): the decoder scores a run of them with the name
+        model."""
+        firsts: list[Token] = []
+        nexts: list[Token] = []
         for char, option, reading_score, step, han, _, simple in self.readings[start]:
             if not han or not names.usable(simple):
                 continue
@@ -256,22 +260,11 @@ class Lattice:
             if char != simple:
                 score -= lm.variant_cost(char, simple)
             choices = ((start, option),) if is_slot else ()
-            for tag in (names.FIRST, names.NEXT):
-                out.append(
-                    Token(
-                        start,
-                        start + step,
-                        tag,
-                        score,
-                        char,
-                        char,
-                        is_slot,
-                        is_slot,
-                        choices,
-                        (tag, char, is_slot),
-                    )
-                )
-        return out
+            end = start + step
+            for tag, out in ((names.FIRST, firsts), (names.NEXT, nexts)):
+                state = (tag, char, is_slot)
+                out.append(Token(start, end, tag, score, char, char, is_slot, is_slot, choices, state))
+        return firsts, nexts
 
     def _latin(self, start: int) -> list[Token]:
         """Latin words from ``start``, ended only where the next cell may hold something else."""
