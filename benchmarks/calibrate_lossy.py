@@ -14,7 +14,9 @@ the coefficients to paste into ``calibration.py``, with how the threshold
 of the doubt list (:data:`.review.DEFAULT_THRESHOLD`) then splits the
 characters, before and after.
 
-Run: ``.venv/bin/python benchmarks/calibrate_lossy.py [--size KB]``
+Needs numpy (the ``torch`` extra brings it). Run:
+``.venv/bin/python benchmarks/calibrate_lossy.py [--size KB] [--rows FILE]`` (``--rows`` keeps the
+observations, about a minute of repairs, for another fit).
 """
 
 from __future__ import annotations
