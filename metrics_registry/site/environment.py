@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -55,6 +56,28 @@ API_DOCUMENTED = "metrics_registry.reference."
 def _cell(text: str) -> str:
     """Make text safe inside a Markdown table cell."""
     return " ".join(text.split()).replace("|", "\\|")
+
+
+#: Where a long option name may wrap in a narrow table column: after a dot, an underscore or a slash.
+_OPTION_BREAK = re.compile(r"(?<=[._/])(?=[^._/ ])")
+
+
+def option_code(option: str, condition: str) -> str:
+    """``option condition`` as inline code for a table cell that may wrap only after ``.``, ``_`` or
+    ``/`` of the option name (``actor_rollout_ref.<wbr>actor.<wbr>clip_ratio``), never mid-word.
+
+    Raw HTML, since ``<wbr>`` cannot go inside a Markdown code span; every character but letters,
+    digits and spaces is written as an entity, so none of it is Markdown syntax or a cell's ``|``
+    (and the text is escaped: it comes from a registry file). Copying it copies no extra character.
+    """
+    pieces = _OPTION_BREAK.split(option)
+    text = "<wbr>".join(_entities(piece) for piece in pieces)
+    text += _entities(f" {condition}" if condition else "")
+    return f'<code class="mr-option">{text}</code>'
+
+
+def _entities(text: str) -> str:
+    return "".join(char if char.isalnum() or char == " " else f"&#{ord(char)};" for char in text)
 
 
 def identity(message: str) -> str:
@@ -169,6 +192,7 @@ def environment(
     env.filters["plain"] = markdown_text  # registry text where Markdown must not act (headings, link labels)
     env.filters["codecell"] = lambda text: _cell(text).replace("`", "")
     env.filters["condition_code"] = lambda condition: _code(condition.text())
+    env.globals["option_code"] = option_code
     env.globals.update(
         concepts=registry.concepts,
         concept_tx=concept_tx,

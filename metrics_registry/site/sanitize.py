@@ -44,7 +44,7 @@ TAGS = frozenset(
     {
         *("a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "hr", "i"),
         *("img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "s", "small", "span", "strong"),
-        *("sub", "summary", "sup", "u", "ul"),
+        *("sub", "summary", "sup", "u", "ul", "wbr"),
         *("h1", "h2", "h3", "h4", "h5", "h6"),
         *("table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td"),
         *("dl", "dt", "dd"),

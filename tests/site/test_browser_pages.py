@@ -168,6 +168,28 @@ def test_the_language_switcher_keeps_the_metric_page(
 _CUT_KEYS = """selector => Array.from(document.querySelectorAll(selector))
   .filter(code => code.getClientRects().length > 1)
   .map(code => code.textContent)"""
+#: Option names in tables: [words laid out on more than one line (cut mid-word), code elements
+#: that wrapped at all]. A word is a run between spaces within one text node (``<wbr>`` separates
+#: text nodes), so a wrap after ``.``/``_`` or at a space is fine and a cut inside a word is not.
+_CUT_OPTIONS = """selector => {
+  const codes = Array.from(document.querySelectorAll(selector)).filter(code => code.querySelector("wbr"));
+  const cut = [];
+  for (const code of codes) {
+    for (const node of code.childNodes) {
+      if (node.nodeType !== Node.TEXT_NODE) continue;
+      for (const word of node.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const tops = new Set(Array.from(range.getClientRects()).map(rect => Math.round(rect.top)));
+        if (tops.size > 1) cut.push(word[0]);
+      }
+    }
+  }
+  const lines = code => new Set(Array.from(code.getClientRects()).map(rect => Math.round(rect.top))).size;
+  const wrapped = codes.filter(code => lines(code) > 1);
+  return [cut, wrapped.length];
+}"""
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -186,4 +208,8 @@ def test_keys_are_never_cut_in_two_across_frameworks(watched: _Watched, served: 
     assert box["x"] <= shown["x"] <= left["x"]  # the quantity stays in view as the frameworks scroll
     watched.open(f"{served}{lang}/concepts/clip-fraction-low/")
     assert page.evaluate(_CUT_KEYS, ".mr-concept-keys td:nth-child(2) code") == []
+    # long option names wrap after a dot or an underscore, never inside a word
+    watched.open(f"{served}{lang}/concepts/gradient-variance/")
+    cut, wrapped = page.evaluate(_CUT_OPTIONS, ".mr-concept-keys td code")
+    assert cut == [] and wrapped > 0
     assert not watched.problems, watched.problems
