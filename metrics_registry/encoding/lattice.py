@@ -38,6 +38,10 @@ class Option(NamedTuple):
 Cell = str | tuple[Option, ...]
 
 
+#: Makes a named tuple from a tuple of its fields, skipping the generated ``__new__``'s argument
+#: handling: the lattice makes hundreds of thousands of tokens.
+_new = tuple.__new__
+
 #: A path's state: the class of its last token, its last character, whether a slot gave that.
 State = tuple[str | None, str, bool]
 
@@ -90,26 +94,30 @@ def fixed_reading(char: str) -> list[_Reading]:
 #: damaged characters come back all through a document, with the same options and scores.
 _MEMO = "lattice.readings"
 
-#: Key of :attr:`.DocumentContext.memo` for :func:`_fitting`'s answers, by text and cell.
-_FITTING = "lattice.fitting"
+#: :func:`_fitting`'s answers, by the Simplified text so far and the characters of a cell's readings:
+#: they depend on nothing else (not on the document), so they are kept for the process. Their
+#: number is bounded by the texts the dictionaries hold as prefixes, times the damaged characters met.
+_FITTING: dict[tuple[str, str], list[tuple[int, tuple[float, str] | None, bool]]] = {}
+_MAX_FITTING = 200_000
 
 
 def _fitting(
     simple: str, readings: list[_Reading], entries: dict[str, tuple[tuple[float, str] | None, bool]]
-) -> list[tuple[_Reading, tuple[float, str] | None, bool]]:
-    """The readings that extend a Chinese word whose Simplified text so far is ``simple``, with
-    what the dictionaries say of the longer text (:func:`.language_model.han_entries`): those that
-    make a word or the start of one, or that start a word (any Chinese character does).
+) -> list[tuple[int, tuple[float, str] | None, bool]]:
+    """The readings that extend a Chinese word whose Simplified text so far is ``simple`` (by their
+    index in ``readings``), with what the dictionaries say of the longer text
+    (:func:`.language_model.han_entries`): those that make a word or the start of one, or that
+    start a word (any Chinese character does).
 
-    The same text meets the same damaged character again and again in a document: :meth:`Lattice._han`
-    remembers the answer rather than trying each of its readings every time.
+    The same text meets the same damaged character again and again, in a document and in the next
+    one: :meth:`Lattice._han` remembers the answer rather than trying each of its readings every time.
     """
     out = []
-    for reading in readings:
+    for index, reading in enumerate(readings):
         if reading.han:
             known, is_prefix = entries[simple + reading.simple]
             if known is not None or is_prefix or not simple:
-                out.append((reading, known, is_prefix))
+                out.append((index, known, is_prefix))
     return out
 
 
@@ -121,11 +129,11 @@ class Lattice:
         self.doc = doc
         self.fixed = "".join(c if isinstance(c, str) else _UNKNOWN for c in cells)
         self.readings = [self._readings(i) for i in range(len(cells))]
-        # What names a cell's readings in :meth:`_han`'s memo: the character of a fixed cell, the
-        # identity of a slot's readings (kept alive, for the document, in its memo).
-        self._names: list[str | int] = [
-            c if isinstance(c, str) else id(r) if c else _UNKNOWN
-            for c, r in zip(cells, self.readings, strict=True)
+        # What names a cell's readings in :data:`_FITTING`: their characters, in order (each reading
+        # is one character), which is all :func:`_fitting` looks at.
+        self._names: list[str] = [
+            c if isinstance(c, str) else "".join(r.char for r in readings) if c else _UNKNOWN
+            for c, readings in zip(cells, self.readings, strict=True)
         ]
         self.fixed_letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
         self._cache: dict[int, tuple[list[Token], list[Token]]] = {}
@@ -175,8 +183,7 @@ class Lattice:
         out: list[Token] = []
         n = len(self.cells)
         entries, variant_cost, readings, names = lm.han_entries(), lm.variant_cost, self.readings, self._names
-        fitting: dict[tuple[str, str | int], list[tuple[_Reading, tuple[float, str] | None, bool]]]
-        fitting = self.doc.memo.setdefault(_FITTING, {})
+        fitting = _FITTING
         ngram_bonus, ngrams = self.doc.ngram_bonus, self.doc.ngrams
         # (next cell, text, simplified text, choices, score so far, whether its first, last and
         # last but one characters are slots): the flags are all the n-gram bonuses look at.
@@ -189,9 +196,13 @@ class Lattice:
                 continue
             key = (simple, names[index])
             fits = fitting.get(key)
+            cell = readings[index]
             if fits is None:
-                fits = fitting[key] = _fitting(simple, readings[index], entries)
-            for (char, option, reading_score, step, _, _, reading_simple), known, is_prefix in fits:
+                if len(fitting) >= _MAX_FITTING:
+                    fitting.clear()
+                fits = fitting[key] = _fitting(simple, cell, entries)
+            for which, known, is_prefix in fits:
+                char, option, reading_score, step, _, _, reading_simple = cell[which]
                 new_text = text + char
                 new_simple = simple + reading_simple
                 length = len(new_text)
@@ -214,17 +225,20 @@ class Lattice:
                     if is_slot and length == 1:
                         logp += SINGLE_SLOT
                     out.append(
-                        Token(
-                            start,
-                            index + step,
-                            tag,
-                            logp + new_score,
-                            new_text[0],
-                            char,
-                            starts_slot,
-                            is_slot,
-                            new_choices,
-                            (tag, char, is_slot),
+                        _new(
+                            Token,
+                            (
+                                start,
+                                index + step,
+                                tag,
+                                logp + new_score,
+                                new_text[0],
+                                char,
+                                starts_slot,
+                                is_slot,
+                                new_choices,
+                                (tag, char, is_slot),
+                            ),
                         )
                     )
                 if is_prefix:
