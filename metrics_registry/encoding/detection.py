@@ -91,6 +91,8 @@ def _plausible(text: str, start: int, end: int) -> bool:
         return True
     if all(ch.isalpha() for ch in chunk):
         return lm.word_known(word_around(text, start, end))
+    if not chunk.endswith(_WORD_ENDINGS):  # what follows asks for one
+        return False
     letters = len(chunk) - len(chunk.lstrip("".join(ch for ch in chunk if ch.isalpha())))
     if letters and chunk[letters:] in _WORD_ENDINGS and not text[end : end + 1].isalpha():
         # "bé”", "café…": a known word followed by a closing quote or an ellipsis.
@@ -110,26 +112,52 @@ def _subs(text: str, page: Codepage) -> tuple[list[Stretch], int]:
     """The mojibake-looking stretches of ``text`` under ``page``, and how many bytes are not UTF-8."""
     found: list[Stretch] = []
     bad = 0
+    parsed = _PARSED.setdefault(page.name, {})
+    if len(parsed) >= _MAX_PARSED:
+        parsed.clear()
     for match in page.cluster_re.finditer(text):
         base, end = match.span()
-        space_after = text[end : end + 1] == " "
-        data, holes = page.encode_with_holes(match.group())
-        units = parse_units(data, space_after=space_after, holes=holes)
-        current: list[Unit] = []
-        if any(u.kind in (UnitKind.COMPLETE, UnitKind.SHORT) for u in units):
-            bad += sum(
-                1 for u in units if u.kind in (UnitKind.STRAY, UnitKind.INVALID) and u.start not in holes
-            )
-        for unit in [*units, None]:
-            if unit is not None and unit.kind in (UnitKind.COMPLETE, UnitKind.SHORT):
-                current.append(unit)
-                continue
-            if current:
-                sub = Stretch(base + current[0].start, base + current[-1].end, current, base)
-                if _nbsp_letter(sub) or not _plausible(text, sub.start, sub.end):
-                    found.append(sub)
-                current = []
+        key = (match.group(), text[end : end + 1] == " ")
+        found_here = parsed.get(key)
+        if found_here is None:
+            found_here = parsed[key] = _parse(page, *key)
+        cluster_bad, runs = found_here
+        bad += cluster_bad
+        for start, stop, units in runs:
+            sub = Stretch(base + start, base + stop, list(units), base)
+            if _nbsp_letter(sub) or not _plausible(text, sub.start, sub.end):
+                found.append(sub)
     return found, bad
+
+
+#: :func:`_parse`'s answers, per code page, by cluster and whether a space follows it: a document
+#: repeats its damaged characters, and :func:`detect` reads it under several code pages, then again
+#: after each round of repair.
+_PARSED: dict[str, dict[tuple[str, bool], tuple[int, tuple[tuple[int, int, tuple[Unit, ...]], ...]]]] = {}
+_MAX_PARSED = 100_000
+
+
+def _parse(
+    page: Codepage, cluster: str, space_after: bool
+) -> tuple[int, tuple[tuple[int, int, tuple[Unit, ...]], ...]]:
+    """A cluster of upper-half characters read as UTF-8 units under ``page``: the bytes that are not
+    UTF-8 (counted only when some unit is), and the runs of complete and short units, each with its
+    place in the cluster."""
+    data, holes = page.encode_with_holes(cluster)
+    units = parse_units(data, space_after=space_after, holes=holes)
+    bad = 0
+    if any(u.kind in (UnitKind.COMPLETE, UnitKind.SHORT) for u in units):
+        bad = sum(1 for u in units if u.kind in (UnitKind.STRAY, UnitKind.INVALID) and u.start not in holes)
+    runs: list[tuple[int, int, tuple[Unit, ...]]] = []
+    current: list[Unit] = []
+    for unit in [*units, None]:
+        if unit is not None and unit.kind in (UnitKind.COMPLETE, UnitKind.SHORT):
+            current.append(unit)
+            continue
+        if current:
+            runs.append((current[0].start, current[-1].end, tuple(current)))
+            current = []
+    return bad, tuple(runs)
 
 
 def detect(text: str, page: Codepage | None = None) -> Detection | None:
