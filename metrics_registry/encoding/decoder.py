@@ -107,7 +107,13 @@ def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
     return Decoded(choice, probabilities, best_score, path)
 
 
-_Edge = tuple[State, Token, float, State]
+#: An edge of the search: the state it leaves, the token's start, end and slot choices, the gain of
+#: taking it, and the state it reaches (the token's fields are copied: the backward pass reads them).
+_Edge = tuple[State, int, int, tuple[tuple[int, int], ...], float, State]
+
+#: :func:`.language_model.transition` by previous class, then class: the same few dozen classes
+#: meet in every line, so the gains are kept for the process.
+_ROWS: dict[str | None, dict[str | None, float]] = {}
 
 
 def _forward(
@@ -119,7 +125,7 @@ def _forward(
     back: list[dict[State, tuple[State, Token]]] = [{} for _ in range(n + 1)]
     edges: list[_Edge] = []
     scores[0][(None, "\n", False)] = 0.0
-    rows: dict[str | None, dict[str | None, float]] = {}  # transition gains by previous class
+    rows = _ROWS
     ngram_bonus, ngrams, unseen = doc.ngram_bonus, doc.ngrams, -math.inf
     for index in range(n):
         frontier = scores[index]
@@ -135,7 +141,7 @@ def _forward(
             if row is None:
                 row = rows[tag] = {}
             for token in after_letter if last_letter else anything:
-                _, end, token_tag, score, first, token_last, first_slot, _, _, target = token
+                start, end, token_tag, score, first, token_last, first_slot, _, choices, target = token
                 if end > n:
                     continue
                 gain = row.get(token_tag)
@@ -147,7 +153,7 @@ def _forward(
                     gain += ngram_bonus(last + first)
                 if target is None:  # white space: the class before it carries on
                     target = (tag, token_last, False)
-                edges.append((state, token, gain, target))
+                edges.append((state, start, end, choices, gain, target))
                 total = value + gain
                 reached = scores[end]
                 if total > reached.get(target, unseen):
@@ -168,17 +174,17 @@ def _marginals(
     after: list[dict[State, float]] = [{} for _ in range(n + 1)]
     after[n] = dict.fromkeys(scores[n], 0.0)
     best: dict[tuple[int, int], float] = {}
-    for state, token, gain, target in reversed(edges):  # edges were made in order of their start
-        rest = after[token.end].get(target)
+    for state, start, end, choices, gain, target in reversed(edges):  # made in order of their start
+        rest = after[end].get(target)
         if rest is None:
             continue
         through = gain + rest
-        start = after[token.start]
-        if through > start.get(state, -math.inf):
-            start[state] = through
-        if token.choices:
-            total = scores[token.start][state] + through
-            for choice in token.choices:
+        before = after[start]
+        if through > before.get(state, -math.inf):
+            before[state] = through
+        if choices:
+            total = scores[start][state] + through
+            for choice in choices:
                 if total > best.get(choice, -math.inf):
                     best[choice] = total
     for cell in slots:

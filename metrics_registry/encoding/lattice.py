@@ -128,38 +128,43 @@ class Lattice:
         self.cells = cells
         self.doc = doc
         self.fixed = "".join(c if isinstance(c, str) else _UNKNOWN for c in cells)
-        self.readings = [self._readings(i) for i in range(len(cells))]
+        self.readings: list[list[_Reading]] = []
         # What names a cell's readings in :data:`_FITTING`: their characters, in order (each reading
         # is one character), which is all :func:`_fitting` looks at.
-        self._names: list[str] = [
-            c if isinstance(c, str) else "".join(r.char for r in readings) if c else _UNKNOWN
-            for c, readings in zip(cells, self.readings, strict=True)
-        ]
+        self._names: list[str] = []
+        known: dict[tuple[Option, ...], tuple[list[_Reading], str]] = doc.memo.setdefault(_MEMO, {})
+        for cell in cells:
+            if isinstance(cell, str):
+                self.readings.append(fixed_reading(cell))
+                self._names.append(cell)
+                continue
+            if not cell:
+                self.readings.append(fixed_reading(_UNKNOWN))
+                self._names.append(_UNKNOWN)
+                continue
+            found = known.get(cell)
+            if found is None:
+                found = known[cell] = self._slot_readings(cell)
+            self.readings.append(found[0])
+            self._names.append(found[1])
         self.fixed_letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
         self._cache: dict[int, tuple[list[Token], list[Token]]] = {}
 
-    def _readings(self, index: int) -> list[_Reading]:
-        cell = self.cells[index]
-        if isinstance(cell, str):
-            return fixed_reading(cell)
-        if not cell:
-            return fixed_reading(_UNKNOWN)
-        known: dict[tuple[Option, ...], list[_Reading]] = self.doc.memo.setdefault(_MEMO, {})
-        found = known.get(cell)
-        if found is None:
-            bonus = self.doc.char_bonus
-            found = known[cell] = [
-                _reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)
-            ]
-        return found
+    def _slot_readings(self, cell: tuple[Option, ...]) -> tuple[list[_Reading], str]:
+        """A slot's readings, with the document's support for each, and their characters."""
+        bonus = self.doc.char_bonus
+        readings = [_reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)]
+        return readings, "".join(o.char for o in cell)
 
     def tokens(self, start: int) -> tuple[list[Token], list[Token]]:
         """The tokens that start at cell ``start``: those that may follow a letter, and all of them
         (no Latin word right after a letter: words are whole)."""
         found = self._cache.get(start)
         if found is None:
-            others = self._han(start) + self._other(start)
-            found = self._cache[start] = (others, others + self._latin(start))
+            others = self._han(start)
+            others += self._other(start)
+            latin = self._latin(start)
+            found = self._cache[start] = (others, others + latin if latin else others)
         return found
 
     def text(self, token: Token) -> str:
@@ -311,12 +316,17 @@ class Lattice:
 
     def _other(self, start: int) -> list[Token]:
         out = []
+        chinese = self.doc.chinese
         for char, option, reading_score, step, han, letter, _ in self.readings[start]:
             if han or letter:
                 continue
             following = start + step
             is_slot = option >= 0
-            score = symbols.char_logp(char, chinese=self.doc.chinese)
+            if not is_slot:  # a fixed character: the same token wherever it stands
+                tag, score, state = _fixed_other(char, chinese)
+                out.append(_new(Token, (start, following, tag, score, char, char, False, False, (), state)))
+                continue
+            score = symbols.char_logp(char, chinese=chinese)
             if is_slot:
                 score += reading_score + self._brackets(start, char)
             choices = ((start, option),) if is_slot else ()
@@ -327,6 +337,13 @@ class Lattice:
 
     def _brackets(self, index: int, char: str) -> float:
         return symbols.bracket_bonus(char, self.fixed[:index], self.fixed[index + 1 :])
+
+
+@lru_cache(maxsize=4096)
+def _fixed_other(char: str, chinese: bool) -> tuple[str | None, float, State | None]:
+    """The class, score and following state of a fixed character that is neither Chinese nor a letter."""
+    tag = _tag(char)
+    return tag, symbols.char_logp(char, chinese=chinese), None if tag is None else (tag, char, False)
 
 
 def _tag(char: str) -> str | None:
