@@ -37,7 +37,13 @@ class Decoded:
     choice: dict[int, int | None]
     probabilities: dict[int, list[float]]
     score: float = -math.inf  # of the best path
-    path: list[tuple[str, str | None, float]] = field(default_factory=list)  # its tokens: text, class, gain
+    #: The best path's tokens, each with the lattice it was laid on and its gain (:attr:`path` reads them).
+    steps: list[tuple[Lattice, Token, float]] = field(default_factory=list, repr=False)
+
+    @property
+    def path(self) -> list[tuple[str, str | None, float]]:
+        """The best path's tokens: text, class, gain (made on demand: the repair never reads them)."""
+        return [(lattice.text(token), token.tag, gain) for lattice, token, gain in self.steps]
 
 
 def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | None = None) -> Decoded:
@@ -56,7 +62,7 @@ def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | 
         result.choice.update((start + i, c) for i, c in part.choice.items())
         result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
         result.score += part.score
-        result.path += part.path
+        result.steps += part.steps
     return result
 
 
@@ -94,17 +100,17 @@ def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
     state = max(scores[n], key=scores[n].__getitem__)
     best_score = scores[n][state]
     position = n
-    path = []
+    steps: list[tuple[Lattice, Token, float]] = []
     while position > 0:
         previous, token = back[position][state]
         gain = scores[position][state] - scores[token.start][previous]
-        path.append((lattice.text(token), token.tag, gain))
+        steps.append((lattice, token, gain))
         for cell, option in token.choices:
             choice[cell] = option
         position, state = token.start, previous
-    path.reverse()
+    steps.reverse()
     _marginals(scores, edges, slots, cells, probabilities)
-    return Decoded(choice, probabilities, best_score, path)
+    return Decoded(choice, probabilities, best_score, steps)
 
 
 #: An edge of the search: the state it leaves, the token's start, end and slot choices, the gain of
