@@ -108,8 +108,15 @@ def _nbsp_letter(sub: Stretch) -> bool:
     return len(sub.units) == 1 and len(sub.units[0].body) == 1 and sub.units[0].optional_nbsp
 
 
-def _subs(text: str, page: Codepage) -> tuple[list[Stretch], int]:
-    """The mojibake-looking stretches of ``text`` under ``page``, and how many bytes are not UTF-8."""
+def _subs(
+    text: str, page: Codepage, plausible: dict[tuple[int, int], bool] | None = None
+) -> tuple[list[Stretch], int]:
+    """The mojibake-looking stretches of ``text`` under ``page``, and how many bytes are not UTF-8.
+
+    ``plausible`` remembers :func:`_plausible`'s answers for ``text``, by stretch, across code pages.
+    """
+    if plausible is None:
+        plausible = {}
     found: list[Stretch] = []
     bad = 0
     parsed = _PARSED.setdefault(page.name, {})
@@ -125,7 +132,14 @@ def _subs(text: str, page: Codepage) -> tuple[list[Stretch], int]:
         bad += cluster_bad
         for start, stop, units in runs:
             sub = Stretch(base + start, base + stop, list(units), base)
-            if _nbsp_letter(sub) or not _plausible(text, sub.start, sub.end):
+            if _nbsp_letter(sub):
+                found.append(sub)
+                continue
+            span = (sub.start, sub.end)
+            fine = plausible.get(span)
+            if fine is None:
+                fine = plausible[span] = _plausible(text, *span)
+            if not fine:
                 found.append(sub)
     return found, bad
 
@@ -171,7 +185,7 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
         subs, _ = _subs(text, page)
         if not subs:
             return None
-        evidence = sum(sub.evidence for sub in subs if sub.definite)
+        evidence = sum(sub.evidence for sub in subs)  # 0 for the stretches that are not definite
         return Detection(page, page.droppable, tuple(subs), evidence, undefined=page.undefined)
     # A first count of the pairs that read as the start of a UTF-8 character, a regular-expression
     # scan per code page, leaves out the pages that explain far less than the best one.
@@ -180,16 +194,19 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
     if not most:
         return None
     scored = []
+    plausible: dict[tuple[int, int], bool] = {}  # the code pages mostly find the same stretches
     for candidate in CODEPAGES:
         if pairs[candidate.name] < 0.8 * most:
             continue
-        subs, bad = _subs(text, candidate)
-        evidence = sum(sub.evidence for sub in subs if sub.definite)
+        subs, bad = _subs(text, candidate, plausible)
+        evidence = sum(sub.evidence for sub in subs)  # 0 for the stretches that are not definite
         scored.append((evidence - bad, evidence, candidate, subs))
     best_score, evidence, page, subs = max(scored, key=lambda item: (item[0], item[1]))
     if evidence == 0 or best_score <= 0:
         return None
     chunks = [text[s.start : s.end] for s in subs if s.definite]
+    # The tests below ask the same of every character of the chunks: once each is enough.
+    seen = set("".join(chunks))
     droppable = set(page.droppable)
     undefined = set(page.undefined)
     for score, _, other, _ in scored:
@@ -197,20 +214,18 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
             score == best_score
             and other is not page
             and "latin" not in other.name + page.name
-            and all(ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch] for c in chunks for ch in c)
+            and all(ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch] for ch in seen)
         ):
             droppable |= other.droppable
     for other in CODEPAGES:
         # A U+FFFD was a byte undefined in the code page: in any code page that reads the text alike.
         if "latin" not in other.name and all(
-            ch == LOST or (ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch])
-            for c in chunks
-            for ch in c
+            ch == LOST or (ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch]) for ch in seen
         ):
             undefined |= other.undefined
     # A byte the code page cannot show that came through anyway (as a C1 control, or a soft
     # hyphen) was not dropped on the way: the document's transport kept such bytes.
-    kept = frozenset(page.to_byte[ch] for c in chunks for ch in c if page.to_byte.get(ch) in droppable)
+    kept = frozenset(page.to_byte[ch] for ch in seen if page.to_byte.get(ch) in droppable)
     survived = any("\u00a0" in chunk for chunk in chunks)
     lossy = any(u.kind is UnitKind.SHORT and not u.optional_nbsp for sub in subs for u in sub.units)
     return Detection(
