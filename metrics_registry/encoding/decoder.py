@@ -22,7 +22,7 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 
 from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, fixed_reading, traits
+from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, traits
 
 __all__ = ["Cell", "Decoded", "Option", "decode"]
 
@@ -72,14 +72,18 @@ WINDOW = 5
 
 def _windows(cells: list[Cell], needed: Container[int] | None = None) -> list[tuple[int, int]]:
     n = len(cells)
-    letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
     slot = [not isinstance(c, str) for c in cells]
+
+    def letter(index: int) -> bool:  # asked of the few cells at the ends of a window only
+        cell = cells[index]
+        return isinstance(cell, str) and traits(cell)[1]
+
     windows: list[tuple[int, int]] = []
     for index in (i for i in range(n) if slot[i] and (needed is None or i in needed)):
         start, end = max(0, index - WINDOW), min(n, index + 1 + WINDOW)
-        while start > 0 and letter[start - 1] and (letter[start] or slot[start]):
+        while start > 0 and letter(start - 1) and (letter(start) or slot[start]):
             start -= 1
-        while end < n and letter[end] and (letter[end - 1] or slot[end - 1]):
+        while end < n and letter(end) and (letter(end - 1) or slot[end - 1]):
             end += 1
         if windows and start <= windows[-1][1]:
             windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
