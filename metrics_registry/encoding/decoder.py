@@ -21,6 +21,7 @@ import math
 from collections.abc import Container
 from dataclasses import dataclass, field
 
+from metrics_registry.encoding import collector
 from metrics_registry.encoding import language_model as lm
 from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, traits
 
@@ -57,12 +58,13 @@ def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | 
     out of the result).
     """
     result = Decoded({}, {}, 0.0, [])
-    for start, end in _windows(cells, needed):
-        part = _decode(cells[start:end], doc)
-        result.choice.update((start + i, c) for i, c in part.choice.items())
-        result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
-        result.score += part.score
-        result.steps += part.steps
+    with collector.paused():  # the search makes no reference cycles (see there)
+        for start, end in _windows(cells, needed):
+            part = _decode(cells[start:end], doc)
+            result.choice.update((start + i, c) for i, c in part.choice.items())
+            result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
+            result.score += part.score
+            result.steps += part.steps
     return result
 
 
