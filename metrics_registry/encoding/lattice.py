@@ -121,6 +121,15 @@ def _fitting(
     return out
 
 
+#: A word :meth:`Lattice._han` is extending: next cell, text, Simplified text, choices, score so far,
+#: whether its first, last and last but one characters are slots (all the n-gram bonuses look at).
+_Partial = tuple[int, str, str, tuple[tuple[int, int], ...], float, bool, bool, bool]
+
+#: Key of :attr:`.DocumentContext.memo` for :meth:`Lattice._slot_words`, by the identity of a slot's
+#: readings (kept alive, for the document, under :data:`_MEMO`).
+_SLOT_WORDS = "lattice.slot_words"
+
+
 class Lattice:
     """The tokens of one stretch of a line, made on demand cell by cell (:meth:`tokens`)."""
 
@@ -190,11 +199,11 @@ class Lattice:
         entries, variant_cost, readings, names = lm.han_entries(), lm.variant_cost, self.readings, self._names
         fitting = _FITTING
         ngram_bonus, ngrams = self.doc.ngram_bonus, self.doc.ngrams
-        # (next cell, text, simplified text, choices, score so far, whether its first, last and
-        # last but one characters are slots): the flags are all the n-gram bonuses look at.
-        stack: list[tuple[int, str, str, tuple[tuple[int, int], ...], float, bool, bool, bool]] = [
-            (start, "", "", (), 0.0, False, False, False)
-        ]
+        stack: list[_Partial] = (
+            self._from_slot(start, out)  # a slot's one-character words come ready-made
+            if readings[start][0].option >= 0
+            else [(start, "", "", (), 0.0, False, False, False)]
+        )
         while stack:
             index, text, simple, choices, score, first_slot, last_slot, before_slot = stack.pop()
             if index >= n:
@@ -261,6 +270,46 @@ class Lattice:
                         )
                     )
         return out
+
+    def _from_slot(self, start: int, out: list[Token]) -> list[_Partial]:
+        """The Chinese words of one character that start at the slot ``start`` (added to ``out``), and
+        the partial words that go on from them, for :meth:`_han` to extend."""
+        stack: list[_Partial] = []
+        for char, option, step, simple, reading_score, tag, score, is_prefix in self._slot_words(
+            self.readings[start]
+        ):
+            choices = ((start, option),)
+            out.append(
+                _new(
+                    Token,
+                    (start, start + step, tag, score, char, char, True, True, choices, (tag, char, True)),
+                )
+            )
+            if is_prefix:
+                stack.append((start + step, char, simple, choices, reading_score, True, True, False))
+        return stack
+
+    def _slot_words(
+        self, readings: list[_Reading]
+    ) -> list[tuple[str, int, int, str, float, str, float, bool]]:
+        """What :meth:`_han` makes of a slot's Chinese readings as words of one character (a word of
+        their own, or the start of a longer one): each reading's character, option, step, Simplified
+        form and score, the word's class and score, and whether longer words start with it. Made
+        once per slot's readings in a document (the same damaged character comes back all through
+        it), as :meth:`_han`'s search would make them from its start."""
+        known_words: dict[int, list[tuple[str, int, int, str, float, str, float, bool]]]
+        known_words = self.doc.memo.setdefault(_SLOT_WORDS, {})
+        found = known_words.get(id(readings))
+        if found is None:
+            found = known_words[id(readings)] = []
+            for which, known, is_prefix in _fitting("", readings, lm.han_entries()):
+                char, option, reading_score, step, _, _, reading_simple = readings[which]
+                logp, tag = known if known is not None else (lm.UNKNOWN_HAN, "n")
+                if char != reading_simple:
+                    logp -= lm.variant_cost(char, reading_simple)
+                score = logp + SINGLE_SLOT + reading_score
+                found.append((char, option, step, reading_simple, reading_score, tag, score, is_prefix))
+        return found
 
     def _latin(self, start: int) -> list[Token]:
         """Latin words from ``start``, ended only where the next cell may hold something else."""
