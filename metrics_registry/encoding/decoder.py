@@ -123,9 +123,22 @@ def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
 #: taking it, and the state it reaches (the token's fields are copied: the backward pass reads them).
 _Edge = tuple[State, int, int, tuple[tuple[int, int], ...], float, State]
 
-#: :func:`.language_model.transition` by previous class, then class: the same few dozen classes
-#: meet in every line, so the gains are kept for the process.
-_ROWS: dict[str | None, dict[str | None, float]] = {}
+
+class _Row(dict[str | None, float]):
+    """:func:`.language_model.transition` from one class to each class, worked out when first asked."""
+
+    def __init__(self, previous: str | None) -> None:
+        super().__init__()
+        self.previous = previous
+
+    def __missing__(self, tag: str | None) -> float:
+        gain = self[tag] = lm.transition(self.previous, tag)
+        return gain
+
+
+#: The rows by previous class: the same few dozen classes meet in every line, so the gains are kept
+#: for the process.
+_ROWS: dict[str | None, _Row] = {}
 
 
 def _forward(
@@ -151,15 +164,10 @@ def _forward(
             last_han, last_letter, _ = traits(last)
             row = rows.get(tag)
             if row is None:
-                row = rows[tag] = {}
-            for token in after_letter if last_letter else anything:
+                row = rows[tag] = _Row(tag)
+            for token in after_letter if last_letter else anything:  # none ends beyond the cells
                 start, end, token_tag, score, first, token_last, first_slot, _, choices, target = token
-                if end > n:
-                    continue
-                gain = row.get(token_tag)
-                if gain is None:
-                    gain = row[token_tag] = lm.transition(tag, token_tag)
-                gain += score
+                gain = row[token_tag] + score
                 # The document's support for the bigram across the two tokens, when a slot is in it.
                 if (last_slot or first_slot) and last_han and last + first in ngrams:
                     gain += ngram_bonus(last + first)

@@ -158,6 +158,7 @@ class Lattice:
             self._names.append(found[1])
         self.fixed_letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
         self._cache: dict[int, tuple[list[Token], list[Token]]] = {}
+        self._overflows = bool(cells) and any(reading.step > 1 for reading in self.readings[-1])
 
     def _slot_readings(self, cell: tuple[Option, ...]) -> tuple[list[_Reading], str]:
         """A slot's readings, with the document's support for each, and their characters."""
@@ -167,12 +168,16 @@ class Lattice:
 
     def tokens(self, start: int) -> tuple[list[Token], list[Token]]:
         """The tokens that start at cell ``start``: those that may follow a letter, and all of them
-        (no Latin word right after a letter: words are whole)."""
+        (no Latin word right after a letter: words are whole). None ends beyond the last cell."""
         found = self._cache.get(start)
         if found is None:
             others = self._han(start)
             others += self._other(start)
             latin = self._latin(start)
+            if self._overflows:  # a reading of the last cell swallows a space beyond the cells
+                n = len(self.cells)
+                others = [token for token in others if token.end <= n]
+                latin = [token for token in latin if token.end <= n]
             found = self._cache[start] = (others, others + latin if latin else others)
         return found
 
