@@ -149,6 +149,7 @@ def _forward(
     scores: list[dict[State, float]] = [{} for _ in range(n + 1)]
     back: list[dict[State, tuple[State, Token]]] = [{} for _ in range(n + 1)]
     edges: list[_Edge] = []
+    add_edge = edges.append
     scores[0][(None, "\n", False)] = 0.0
     rows = _ROWS
     ngram_bonus, ngrams, unseen = doc.ngram_bonus, doc.ngrams, -math.inf
@@ -173,7 +174,7 @@ def _forward(
                     gain += ngram_bonus(last + first)
                 if target is None:  # white space: the class before it carries on
                     target = (tag, token_last, False)
-                edges.append((state, start, end, choices, gain, target))
+                add_edge((state, start, end, choices, gain, target))
                 total = value + gain
                 reached = scores[end]
                 if total > reached.get(target, unseen):
@@ -194,18 +195,19 @@ def _marginals(
     after: list[dict[State, float]] = [{} for _ in range(n + 1)]
     after[n] = dict.fromkeys(scores[n], 0.0)
     best: dict[tuple[int, int], float] = {}
+    unseen = -math.inf
     for state, start, end, choices, gain, target in reversed(edges):  # made in order of their start
         rest = after[end].get(target)
         if rest is None:
             continue
         through = gain + rest
         before = after[start]
-        if through > before.get(state, -math.inf):
+        if through > before.get(state, unseen):
             before[state] = through
         if choices:
             total = scores[start][state] + through
             for choice in choices:
-                if total > best.get(choice, -math.inf):
+                if total > best.get(choice, unseen):
                     best[choice] = total
     for cell in slots:
         values = [best.get((cell, option), -math.inf) for option in range(len(cells[cell]))]
