@@ -171,9 +171,14 @@ class Lattice:
         (no Latin word right after a letter: words are whole). None ends beyond the last cell."""
         found = self._cache.get(start)
         if found is None:
-            others = self._han(start)
-            others += self._other(start)
-            latin = self._latin(start)
+            if isinstance(self.cells[start], str):  # one reading: one kind of token at most
+                han, letter = self.readings[start][0][4:6]
+                others = self._han(start) if han else [] if letter else self._other(start)
+                latin = self._latin(start) if letter else []
+            else:
+                others = self._han(start)
+                others += self._other(start)
+                latin = self._latin(start)
             if self._overflows:  # a reading of the last cell swallows a space beyond the cells
                 n = len(self.cells)
                 others = [token for token in others if token.end <= n]
