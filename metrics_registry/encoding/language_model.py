@@ -172,21 +172,14 @@ class _HanEntries(dict[str, tuple[tuple[float, str] | None, bool]]):
     strings over and over: one dictionary lookup is cheaper than two calls.
     """
 
-    def __init__(self) -> None:
-        super().__init__()
-        # The lists asked, bound once: a new text costs set lookups, not calls that find them again.
-        self._jieba_words = chinese_tables.jieba_dictionary()[0]
-        self._modern = _chinese_wordfreq()
-        self._prefixes = chinese_tables.tables().prefixes
-
     def __missing__(self, text: str) -> tuple[tuple[float, str] | None, bool]:
         if len(self) >= _MAX_HAN_ENTRIES:
             self.clear()
-        in_jieba = text in self._jieba_words
+        jieba_words = chinese_tables.jieba_dictionary()[0]
         # Most texts asked about are neither words nor prefixes: two set lookups tell, and
         # han_word() would say None anyway for a text that neither list holds.
-        known = han_word(text) if in_jieba or text in self._modern else None
-        entry = self[text] = (known, in_jieba or text in self._prefixes)
+        known = han_word(text) if text in jieba_words or text in _chinese_wordfreq() else None
+        entry = self[text] = (known, text in jieba_words or text in chinese_tables.tables().prefixes)
         return entry
 
 

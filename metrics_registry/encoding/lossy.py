@@ -378,11 +378,7 @@ def _kind(sub: Stretch, spots: list[Spot]) -> Kind:
 
 def _spot(slot: _Slot, at: int) -> Spot:
     """The spot of ``slot``, whose reading stands at ``at`` in the output."""
-    count, probabilities = len(slot.options), slot.probabilities
-    # Likeliest first, ties in the order of the options (a stable sort, reversed, keeps that order).
-    ranked = (
-        sorted(range(count), key=probabilities.__getitem__, reverse=True) if probabilities else range(count)
-    )
+    ranked = sorted(range(len(slot.options)), key=lambda i: -(slot.probabilities or [0.0] * 999)[i])
     alternatives = tuple(
         Alternative(slot.options[i].char, round(slot.probabilities[i], 4) if slot.probabilities else 0.0)
         for i in ranked[:6]
