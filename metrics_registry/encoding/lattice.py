@@ -325,6 +325,12 @@ class Lattice:
         """Latin words from ``start``, ended only where the next cell may hold something else."""
         out: list[Token] = []
         n = len(self.cells)
+        readings, fixed_letter, word_bonus, word_logp = (
+            self.readings,
+            self.fixed_letter,
+            self.doc.word_bonus,
+            lm.latin_word_logp,
+        )
         # (next cell, text, choices, score so far, first character from a slot, last one from a slot)
         paths: list[tuple[int, str, tuple[tuple[int, int], ...], float, bool, bool]] = [
             (start, "", (), 0.0, False, False)
@@ -334,7 +340,7 @@ class Lattice:
             for index, text, choices, score, first_slot, _ in paths:
                 if index >= n:
                     continue
-                for char, option, reading_score, step, _, letter, _ in self.readings[index]:
+                for char, option, reading_score, step, _, letter, _ in readings[index]:
                     if not letter:
                         continue
                     following = index + step
@@ -353,21 +359,16 @@ class Lattice:
                 grown.sort(key=lambda path: -path[3])
                 grown = grown[:_MAX_LATIN_PATHS]
             for index, text, choices, score, first_slot, last_slot in grown:
-                if index < n and self.fixed_letter[index]:
+                if index < n and fixed_letter[index]:
                     continue  # the word goes on: it cannot end here
-                bonus = self.doc.word_bonus(text) if choices else 0.0
+                bonus = word_bonus(text) if choices else 0.0
+                last = text[-1]
+                total = word_logp(text) + score + bonus
+                state = ("eng", last, last_slot)
                 out.append(
-                    Token(
-                        start,
-                        index,
-                        "eng",
-                        lm.latin_word_logp(text) + score + bonus,
-                        text[0],
-                        text[-1],
-                        first_slot,
-                        last_slot,
-                        choices,
-                        ("eng", text[-1], last_slot),
+                    _new(
+                        Token,
+                        (start, index, "eng", total, text[0], last, first_slot, last_slot, choices, state),
                     )
                 )
             paths = grown
