@@ -38,8 +38,7 @@ class Option(NamedTuple):
 Cell = str | tuple[Option, ...]
 
 
-#: Makes a named tuple from a tuple of its fields, skipping the generated ``__new__``'s argument
-#: handling: the lattice makes hundreds of thousands of tokens.
+#: Makes a named tuple from a tuple of its fields, without the generated ``__new__`` (tokens are many).
 _new = tuple.__new__
 
 #: A path's state: the class of its last token, its last character, whether a slot gave that.
@@ -95,8 +94,7 @@ def fixed_reading(char: str) -> list[_Reading]:
 _MEMO = "lattice.readings"
 
 #: :func:`_fitting`'s answers, by the Simplified text so far and the characters of a cell's readings:
-#: they depend on nothing else (not on the document), so they are kept for the process. Their
-#: number is bounded by the texts the dictionaries hold as prefixes, times the damaged characters met.
+#: they depend on nothing else (not on the document), so they are kept for the process.
 _FITTING: dict[tuple[str, str], list[tuple[int, tuple[float, str] | None, bool]]] = {}
 _MAX_FITTING = 200_000
 
@@ -125,8 +123,7 @@ def _fitting(
 #: whether its first, last and last but one characters are slots (all the n-gram bonuses look at).
 _Partial = tuple[int, str, str, tuple[tuple[int, int], ...], float, bool, bool, bool]
 
-#: Key of :attr:`.DocumentContext.memo` for :meth:`Lattice._slot_words`, by the identity of a slot's
-#: readings (kept alive, for the document, under :data:`_MEMO`).
+#: Key of :attr:`.DocumentContext.memo` for :meth:`Lattice._slot_words` (by ``id`` of readings kept in _MEMO).
 _SLOT_WORDS = "lattice.slot_words"
 
 
@@ -302,11 +299,9 @@ class Lattice:
     def _slot_words(
         self, readings: list[_Reading]
     ) -> list[tuple[str, int, int, str, float, str, float, bool]]:
-        """What :meth:`_han` makes of a slot's Chinese readings as words of one character (a word of
-        their own, or the start of a longer one): each reading's character, option, step, Simplified
-        form and score, the word's class and score, and whether longer words start with it. Made
-        once per slot's readings in a document (the same damaged character comes back all through
-        it), as :meth:`_han`'s search would make them from its start."""
+        """A slot's Chinese readings as :meth:`_han`'s search makes them words of one character: each
+        one's character, option, step, Simplified form, score, word class and word score, and whether
+        longer words start with it. Made once per set of readings in a document (they come back)."""
         known_words: dict[int, list[tuple[str, int, int, str, float, str, float, bool]]]
         known_words = self.doc.memo.setdefault(_SLOT_WORDS, {})
         found = known_words.get(id(readings))
@@ -325,12 +320,8 @@ class Lattice:
         """Latin words from ``start``, ended only where the next cell may hold something else."""
         out: list[Token] = []
         n = len(self.cells)
-        readings, fixed_letter, word_bonus, word_logp = (
-            self.readings,
-            self.fixed_letter,
-            self.doc.word_bonus,
-            lm.latin_word_logp,
-        )
+        readings, fixed_letter = self.readings, self.fixed_letter
+        word_bonus, word_logp = self.doc.word_bonus, lm.latin_word_logp
         # (next cell, text, choices, score so far, first character from a slot, last one from a slot)
         paths: list[tuple[int, str, tuple[tuple[int, int], ...], float, bool, bool]] = [
             (start, "", (), 0.0, False, False)
