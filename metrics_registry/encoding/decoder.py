@@ -136,9 +136,9 @@ class _Row(dict[str | None, float]):
         return gain
 
 
-#: The rows by previous class: the same few dozen classes meet in every line, so the gains are kept
-#: for the process.
-_ROWS: dict[str | None, _Row] = {}
+#: The rows by :data:`.language_model.CLASS_WEIGHT` (a tuning run may change it), then previous class:
+#: the same few dozen classes meet in every line, so the gains are kept for the process.
+_ROWS: dict[float, dict[str | None, _Row]] = {}
 
 
 def _forward(
@@ -151,7 +151,7 @@ def _forward(
     edges: list[_Edge] = []
     add_edge = edges.append
     scores[0][(None, "\n", False)] = 0.0
-    rows = _ROWS
+    rows = _ROWS.setdefault(lm.CLASS_WEIGHT, {})
     ngram_bonus, ngrams, unseen = doc.ngram_bonus, doc.ngrams, -math.inf
     for index in range(n):
         frontier = scores[index]
