@@ -100,12 +100,12 @@ def _plausible(text: str, start: int, end: int) -> bool:
     return False
 
 
-def _nbsp_letter(sub: Stretch) -> bool:
+def _nbsp_letter(units: tuple[Unit, ...]) -> bool:
     """A lone lead byte followed by a space, which may have been its no-break space ("nÃ y" for "này").
 
     Such a letter is kept as it is only if the language model prefers it to the repair.
     """
-    return len(sub.units) == 1 and len(sub.units[0].body) == 1 and sub.units[0].optional_nbsp
+    return len(units) == 1 and len(units[0].body) == 1 and units[0].optional_nbsp
 
 
 def _subs(
@@ -130,30 +130,29 @@ def _subs(
             found_here = parsed[key] = _parse(page, *key)
         cluster_bad, runs = found_here
         bad += cluster_bad
-        for start, stop, units in runs:
-            sub = Stretch(base + start, base + stop, list(units), base)
-            if _nbsp_letter(sub):
-                found.append(sub)
-                continue
-            span = (sub.start, sub.end)
-            fine = plausible.get(span)
-            if fine is None:
-                fine = plausible[span] = _plausible(text, *span)
-            if not fine:
-                found.append(sub)
+        for start, stop, units, nbsp_letter in runs:
+            span = (base + start, base + stop)
+            if not nbsp_letter:
+                fine = plausible.get(span)
+                if fine is None:
+                    fine = plausible[span] = _plausible(text, *span)
+                if fine:
+                    continue
+            found.append(Stretch(span[0], span[1], list(units), base))
     return found, bad
 
+
+#: A run of complete and short units in a cluster: start, end, the units, whether :func:`_nbsp_letter`.
+_Run = tuple[int, int, tuple[Unit, ...], bool]
 
 #: :func:`_parse`'s answers, per code page, by cluster and whether a space follows it: a document
 #: repeats its damaged characters, and :func:`detect` reads it under several code pages, then again
 #: after each round of repair.
-_PARSED: dict[str, dict[tuple[str, bool], tuple[int, tuple[tuple[int, int, tuple[Unit, ...]], ...]]]] = {}
+_PARSED: dict[str, dict[tuple[str, bool], tuple[int, tuple[_Run, ...]]]] = {}
 _MAX_PARSED = 100_000
 
 
-def _parse(
-    page: Codepage, cluster: str, space_after: bool
-) -> tuple[int, tuple[tuple[int, int, tuple[Unit, ...]], ...]]:
+def _parse(page: Codepage, cluster: str, space_after: bool) -> tuple[int, tuple[_Run, ...]]:
     """A cluster of upper-half characters read as UTF-8 units under ``page``: the bytes that are not
     UTF-8 (counted only when some unit is), and the runs of complete and short units, each with its
     place in the cluster."""
@@ -162,14 +161,14 @@ def _parse(
     bad = 0
     if any(u.kind in (UnitKind.COMPLETE, UnitKind.SHORT) for u in units):
         bad = sum(1 for u in units if u.kind in (UnitKind.STRAY, UnitKind.INVALID) and u.start not in holes)
-    runs: list[tuple[int, int, tuple[Unit, ...]]] = []
+    runs: list[_Run] = []
     current: list[Unit] = []
     for unit in [*units, None]:
         if unit is not None and unit.kind in (UnitKind.COMPLETE, UnitKind.SHORT):
             current.append(unit)
             continue
         if current:
-            runs.append((current[0].start, current[-1].end, tuple(current)))
+            runs.append((current[0].start, current[-1].end, tuple(current), _nbsp_letter(tuple(current))))
             current = []
     return bad, tuple(runs)
 
