@@ -68,10 +68,14 @@ def synthetic_registry(scale: int, folder: Path) -> metrics_registry.Registry:
 
 
 def measure(registry: metrics_registry.Registry, jobs: int, work: Path, cold: bool) -> dict[str, float]:
-    """One build; ``cold``: from an empty work folder (nothing generated before), else right after
-    a build of the same inputs (the generated pages are reused: :mod:`metrics_registry.site.incremental`)."""
-    if cold and (work / "build").exists():
-        shutil.rmtree(work / "build")
+    """One build; ``cold``: from an empty work folder (nothing generated before, no site to replace,
+    as the yardstick's first run), else right after a build of the same inputs (the generated pages are
+    reused: :mod:`metrics_registry.site.incremental`; the previous site is replaced, as MkDocs
+    replaces the yardstick's)."""
+    if cold:  # nothing from before: no generated pages, no previous site to replace
+        for folder in ("build", "site"):
+            if (work / folder).exists():
+                shutil.rmtree(work / folder)
     cpu = _children_cpu() + time.process_time()
     started = time.perf_counter()
     report = build_site(registry, output=work / "site", project_root=ROOT, work=work / "build", jobs=jobs)

@@ -204,12 +204,17 @@ class Registry:
         self.concepts: dict[str, Concept] = dict(concepts or {})
         self._by_name: dict[str, list[tuple[Entry, str]]] = {}
         self._templates: list[tuple[Entry, str, str]] = []
+        # per family and per template name, so a site of N metrics does not scan all N per page
+        self._by_family: dict[str, list[Entry]] = {}
+        self._template_by_name: dict[str, list[Entry]] = {}
         for entry in entries:
+            self._by_family.setdefault(entry.family.id, []).append(entry)
             names = [(entry.metric.key, "key")] + [(alias, "alias") for alias in entry.metric.aliases]
             for name, how in names:
                 if is_templated(name):
                     if template_problem(name) is None:
                         self._templates.append((entry, name, how))
+                        self._template_by_name.setdefault(name, []).append(entry)
                 else:
                     self._by_name.setdefault(name, []).append((entry, how))
 
@@ -234,7 +239,7 @@ class Registry:
 
     def in_family(self, family_id: str) -> list[Entry]:
         self.family(family_id)
-        return [entry for entry in self.entries if entry.family.id == family_id]
+        return list(self._by_family.get(family_id, []))
 
     def resolve(self, reference: str, from_family: str) -> Entry | None:
         """The entry a `see_also`/`replaces`/`replaced_by` reference names."""
@@ -243,8 +248,8 @@ class Registry:
         for entry, _how in self._by_name.get(ref.key, []):
             if entry.family.id == family and entry.metric.key == ref.key:
                 return entry
-        for entry, name, _how in self._templates:
-            if entry.family.id == family and name == ref.key:
+        for entry in self._template_by_name.get(ref.key, []):
+            if entry.family.id == family:
                 return entry
         return None
 

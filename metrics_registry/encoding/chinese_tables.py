@@ -17,12 +17,14 @@ import importlib.util
 import logging
 import math
 import re
+import subprocess
+import tempfile
 from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["ChineseTables", "jieba_dictionary", "tables"]
+__all__ = ["ChineseTables", "jieba_dictionary", "script_of", "script_sets", "tables"]
 
 _HAN_WORD = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
 #: The data files the tables are derived from: a new jieba or wordfreq gives a new cache key.
@@ -47,6 +49,8 @@ class ChineseTables(NamedTuple):
     #: Natural log of each Chinese character's share of the characters in jieba's dictionary, every
     #: word counted as often as its frequency says (语 is common, though rarely a word alone).
     char_logp: dict[str, float]
+    #: Words of Taiwan and Hong Kong usage (:func:`_regional_words`), in Simplified characters.
+    regional: frozenset[str]
 
 
 @cache
@@ -83,10 +87,42 @@ def _build() -> ChineseTables:
     freq = jieba_dictionary()[0]
     word_tag, transitions, prior = _tags(freq)
     prefixes: set[str] = set()
-    for word in wordfreq.get_frequency_dict("zh", wordlist="large"):
+    regional = _regional_words()
+    for word in [*wordfreq.get_frequency_dict("zh", wordlist="large"), *regional]:
         if len(word) > 1 and word not in freq and _HAN_WORD.fullmatch(word):
             prefixes.update(word[:end] for end in range(1, len(word)))
-    return ChineseTables(word_tag, transitions, prior, frozenset(prefixes), _char_logp(freq))
+    return ChineseTables(word_tag, transitions, prior, frozenset(prefixes), _char_logp(freq), regional)
+
+
+#: OpenCC's tables of the phrases Taiwan and Hong Kong write otherwise than the mainland, both ways.
+_REGIONAL_TABLES = ("TWPhrases", "TWPhrasesRev", "HKPhrases", "HKPhrasesRev")
+
+
+def _regional_words() -> frozenset[str]:
+    """The Simplified forms of the words in OpenCC's Taiwan and Hong Kong phrase tables.
+
+    jieba's and wordfreq's lists are mainland Chinese: 萬那杜, 帛琉 or 聖克里斯多福
+    (Vanuatu, Palau, Saint Kitts: 瓦努阿图, 帕劳, 圣基茨 on the mainland) are in neither,
+    and a Traditional text full of them read them one character at a time. OpenCC's wheel ships its
+    tables compiled (``.ocd2``) with the tool that writes them out as text; without it, none.
+    """
+    import opencc
+    from wordfreq.chinese import SIMPLIFIED_MAP
+
+    root = Path(opencc.__file__).parent / "clib"
+    tool = root / "bin" / "opencc_dict"
+    words: set[str] = set()
+    with tempfile.TemporaryDirectory() as folder:
+        for name in _REGIONAL_TABLES:
+            table, text = root / "share" / "opencc" / f"{name}.ocd2", Path(folder) / f"{name}.txt"
+            if not tool.is_file() or not table.is_file():
+                continue
+            command = [str(tool), "-i", str(table), "-f", "ocd2", "-o", str(text), "-t", "text"]
+            if subprocess.run(command, capture_output=True, check=False).returncode or not text.is_file():
+                continue
+            for line in text.read_text(encoding="utf-8").splitlines():
+                words.update(w for w in line.split() if len(w) > 1 and _HAN_WORD.fullmatch(w))
+    return frozenset(word.translate(SIMPLIFIED_MAP) for word in words)
 
 
 def _char_logp(freq: dict[str, int]) -> dict[str, float]:
@@ -148,3 +184,44 @@ def _tags(freq: dict[str, int]) -> tuple[dict[str, str], dict[str, dict[str, flo
 def _logsumexp(values: list[float]) -> float:
     top = max(values)
     return top + math.log(sum(math.exp(v - top) for v in values))
+
+
+@cache
+def script_sets() -> tuple[frozenset[str], frozenset[str]]:
+    """Chinese characters written only in Traditional texts, and only in Simplified ones.
+
+    Read off the national character sets that Python's codecs carry: Big5
+    (Taiwan, Hong Kong) holds Traditional characters, GB 2312 (mainland)
+    Simplified ones; a character in one and not the other belongs to that
+    script only (來 and 来, 與 and 与), one in both (出, 后, 同) to either.
+    wordfreq's Traditional-to-Simplified table would not do: it also maps
+    rare variants onto common characters of both scripts (迴 to 回).
+    """
+    traditional: set[str] = set()
+    simplified: set[str] = set()
+    for code in range(0x4E00, 0xA000):
+        ch = chr(code)
+        big5, gb = _encodable(ch, "big5"), _encodable(ch, "gb2312")
+        if big5 and not gb:
+            traditional.add(ch)
+        elif gb and not big5:
+            simplified.add(ch)
+    return frozenset(traditional), frozenset(simplified)
+
+
+def _encodable(ch: str, encoding: str) -> bool:
+    try:
+        ch.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def script_of(ch: str) -> str | None:
+    """``traditional`` or ``simplified`` for a character written in one script only, else ``None``."""
+    traditional, simplified = script_sets()
+    if ch in traditional:
+        return "traditional"
+    if ch in simplified:
+        return "simplified"
+    return None

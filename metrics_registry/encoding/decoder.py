@@ -4,7 +4,9 @@ A line is a row of *cells*: fixed characters, and *slots* (characters that
 lost bytes) with the readings they could have. Tokens are laid over the
 cells: Chinese words (any dictionary word whose characters fit the cells it
 covers, so a slot gets the readings that make words with its neighbours),
-Latin words (whole runs of letters) and single other characters. The best
+characters of names (a run of them scored by the name model of
+:mod:`.names`, for the transliterated names no dictionary holds), Latin
+words (whole runs of letters) and single other characters. The best
 line is the best path of tokens, scored by :mod:`.language_model`: each
 word's log-probability, the class bigram between neighbouring tokens, the
 document's own characters and n-grams, and each reading's prior. A slot's
@@ -21,7 +23,7 @@ import math
 from collections.abc import Container
 from dataclasses import dataclass, field
 
-from metrics_registry.encoding import collector
+from metrics_registry.encoding import collector, names
 from metrics_registry.encoding import language_model as lm
 from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, traits
 
@@ -40,6 +42,9 @@ class Decoded:
     score: float = -math.inf  # of the best path
     #: The best path's tokens, each with the lattice it was laid on and its gain (:attr:`path` reads them).
     steps: list[tuple[Lattice, Token, float]] = field(default_factory=list, repr=False)
+    #: For every slot cell on the best path: the cells and the class of the token that holds it (a
+    #: word of several characters, a character alone, a name's), which says how its reading is supported.
+    tokens: dict[int, tuple[int, str | None]] = field(default_factory=dict)
 
     @property
     def path(self) -> list[tuple[str, str | None, float]]:
@@ -65,6 +70,7 @@ def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | 
             result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
             result.score += part.score
             result.steps += part.steps
+            result.tokens.update((start + i, t) for i, t in part.tokens.items())
     return result
 
 
@@ -107,16 +113,18 @@ def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
     best_score = scores[n][state]
     position = n
     steps: list[tuple[Lattice, Token, float]] = []
+    tokens: dict[int, tuple[int, str | None]] = {}
     while position > 0:
         previous, token = back[position][state]
         gain = scores[position][state] - scores[token.start][previous]
         steps.append((lattice, token, gain))
         for cell, option in token.choices:
             choice[cell] = option
+            tokens[cell] = (token.end - token.start, token.tag)
         position, state = token.start, previous
     steps.reverse()
     _marginals(scores, edges, slots, cells, probabilities)
-    return Decoded(choice, probabilities, best_score, steps)
+    return Decoded(choice, probabilities, best_score, steps, tokens)
 
 
 #: An edge of the search: the state it leaves, the token's start, end and slot choices, the gain of
@@ -158,22 +166,33 @@ def _forward(
         if not frontier:
             continue
         if len(frontier) > BEAM:
-            frontier = scores[index] = dict(sorted(frontier.items(), key=lambda item: -item[1])[:BEAM])
-        after_letter, anything = lattice.tokens(index)
+            frontier = scores[index] = _prune(frontier)
+        after_letter, anything, name_goes_on = lattice.tokens(index)
         for state, value in frontier.items():
             tag, last, last_slot = state
-            last_han, last_letter, _ = traits(last)
+            last_han, last_letter, last_simple = traits(last)
             row = rows.get(tag)
             if row is None:
                 row = rows[tag] = _Row(tag)
-            for token in after_letter if last_letter else anything:  # none ends beyond the cells
+            if tag == names.FIRST:  # a name's first character: the name goes on
+                following = name_goes_on
+            elif tag == names.NEXT:
+                following = anything + name_goes_on
+            else:
+                following = after_letter if last_letter else anything
+            for token in following:  # none ends beyond the cells
                 start, end, token_tag, score, first, token_last, first_slot, _, choices, target = token
                 gain = row[token_tag] + score
+                if tag in names.TAGS or token_tag in names.TAGS:
+                    name_gain = names.edge(tag, last_simple, token_tag, traits(first)[2])
+                    if name_gain is None:
+                        continue
+                    gain += name_gain
                 # The document's support for the bigram across the two tokens, when a slot is in it.
                 if (last_slot or first_slot) and last_han and last + first in ngrams:
                     gain += ngram_bonus(last + first)
-                if target is None:  # white space: the class before it carries on
-                    target = (tag, token_last, False)
+                if target is None:  # white space: the class before it carries on (a name ends)
+                    target = (None if tag in names.TAGS else tag, token_last, False)
                 add_edge((state, start, end, choices, gain, target))
                 total = value + gain
                 reached = scores[end]
@@ -181,6 +200,14 @@ def _forward(
                     reached[target] = total
                     back[end][target] = (state, token)
     return scores, back, edges
+
+
+def _prune(frontier: dict[State, float]) -> dict[State, float]:
+    """The best :data:`BEAM` states of a cell, and as many inside names: a name's states score well
+    before the name model has weighed its end (:mod:`.names`), and would crowd the others out."""
+    ranked = sorted(frontier.items(), key=lambda item: -item[1])
+    inside = [item for item in ranked if item[0][0] in names.TAGS][:BEAM]
+    return dict([item for item in ranked if item[0][0] not in names.TAGS][:BEAM] + inside)
 
 
 def _marginals(

@@ -5,9 +5,10 @@ different scripts compare on one scale. :mod:`.decoder` lays these scores
 over a line as a word lattice:
 
 - Chinese words come from jieba's dictionary (about 350,000 words with
-  their frequencies and part-of-speech classes) and wordfreq's Chinese list
-  (recent web text), Traditional characters looked up through wordfreq's
-  Traditional-to-Simplified table (:func:`han_word`, :func:`han_prefix`).
+  their frequencies and part-of-speech classes), wordfreq's Chinese list
+  (recent web text) and OpenCC's Taiwan and Hong Kong phrases, Traditional
+  characters looked up through wordfreq's Traditional-to-Simplified table
+  (:func:`han_word`, :func:`han_prefix`).
 - Between neighbouring words, a class bigram from the hidden Markov model of
   ``jieba.posseg`` (:func:`transition`).
 - Latin words (Vietnamese syllables, English and French words) come from
@@ -32,6 +33,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from metrics_registry.encoding import chinese_tables
+from metrics_registry.encoding.chinese_tables import script_of
 from metrics_registry.encoding.symbols import PUNCTUATION, char_logp, is_emoji
 
 __all__ = [
@@ -56,6 +58,9 @@ __all__ = [
 OOV_WORD = -21.0
 #: Of a Chinese character jieba's dictionary lacks.
 UNKNOWN_HAN = -19.0
+#: Of a word of Taiwan or Hong Kong usage that the mainland lists lack (OpenCC's phrase tables, see
+#: :func:`.chinese_tables._regional_words`): as rare as a word jieba counts 20 times.
+REGIONAL_WORD = -15.0
 
 
 def is_han(ch: str) -> bool:
@@ -130,7 +135,7 @@ def load() -> None:
     """Load every dictionary now (the first repair would do it anyway)."""
     chinese_tables.jieba_dictionary()
     chinese_tables.tables()
-    _script_sets()
+    chinese_tables.script_sets()
     _chinese_wordfreq()
     _simplifier()
     _vietnamese()
@@ -154,7 +159,7 @@ def han_word(word: str) -> tuple[float, str] | None:
     count = freq.get(word, 0)
     modern = _chinese_wordfreq().get(word, 0.0)
     if not count and not modern:
-        return None
+        return (REGIONAL_WORD, "nz") if word in chinese_tables.tables().regional else None
     logp = max(math.log(count) - log_total if count else -math.inf, math.log(modern) if modern else -math.inf)
     return logp, chinese_tables.tables().word_tag.get(word, "n")
 
@@ -178,7 +183,10 @@ class _HanEntries(dict[str, tuple[tuple[float, str] | None, bool]]):
         jieba_words = chinese_tables.jieba_dictionary()[0]
         # Most texts asked about are neither words nor prefixes: two set lookups tell, and
         # han_word() would say None anyway for a text that neither list holds.
-        known = han_word(text) if text in jieba_words or text in _chinese_wordfreq() else None
+        listed = (
+            text in jieba_words or text in _chinese_wordfreq() or text in chinese_tables.tables().regional
+        )
+        known = han_word(text) if listed else None
         entry = self[text] = (known, text in jieba_words or text in chinese_tables.tables().prefixes)
         return entry
 
@@ -241,47 +249,6 @@ def _converters() -> tuple[Any, ...]:
     return tuple(opencc.OpenCC(config) for config in ("s2t", "s2tw", "s2hk"))
 
 
-@cache
-def _script_sets() -> tuple[frozenset[str], frozenset[str]]:
-    """Chinese characters written only in Traditional texts, and only in Simplified ones.
-
-    Read off the national character sets that Python's codecs carry: Big5
-    (Taiwan, Hong Kong) holds Traditional characters, GB 2312 (mainland)
-    Simplified ones; a character in one and not the other belongs to that
-    script only (來 and 来, 與 and 与), one in both (出, 后, 同) to either.
-    wordfreq's Traditional-to-Simplified table would not do: it also maps
-    rare variants onto common characters of both scripts (迴 to 回).
-    """
-    traditional: set[str] = set()
-    simplified: set[str] = set()
-    for code in range(0x4E00, 0xA000):
-        ch = chr(code)
-        big5, gb = _encodable(ch, "big5"), _encodable(ch, "gb2312")
-        if big5 and not gb:
-            traditional.add(ch)
-        elif gb and not big5:
-            simplified.add(ch)
-    return frozenset(traditional), frozenset(simplified)
-
-
-def _encodable(ch: str, encoding: str) -> bool:
-    try:
-        ch.encode(encoding)
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def script_of(ch: str) -> str | None:
-    """``traditional`` or ``simplified`` for a character written in one script only, else ``None``."""
-    traditional, simplified = _script_sets()
-    if ch in traditional:
-        return "traditional"
-    if ch in simplified:
-        return "simplified"
-    return None
-
-
 def word_known(word: str) -> bool:
     """Whether a Latin word is in the Vietnamese or English list (one accented letter: Vietnamese only)."""
     lower = word.lower()
@@ -341,7 +308,7 @@ class DocumentContext:
         latin = sum(context.words.values())
         context.chinese = han >= latin
         context.emoji = tuple(sorted(ord(ch) for ch in context.chars if is_emoji(ch)))
-        traditional, simplified = _script_sets()
+        traditional, simplified = chinese_tables.script_sets()
         context.traditional = sum(n for ch, n in context.chars.items() if ch in traditional)
         context.simplified = sum(n for ch, n in context.chars.items() if ch in simplified)
         return context

@@ -3,7 +3,8 @@
 Cells are fixed characters and *slots*, the characters that lost bytes with
 the readings they could have (:class:`Option`). From each cell the lattice
 lays Chinese words (any dictionary word whose characters fit the cells it
-covers), Latin words (whole runs of letters) and single other characters,
+covers), characters of names (:mod:`.names`), Latin words (whole runs of
+letters) and single other characters,
 each scored by :mod:`.language_model` and the document's own text
 (:class:`.language_model.DocumentContext`). :mod:`.decoder` finds the best
 path through them.
@@ -15,7 +16,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding import symbols
+from metrics_registry.encoding import names, symbols
 
 __all__ = ["Cell", "Lattice", "Option", "State", "Token", "fixed_reading", "traits"]
 
@@ -154,7 +155,7 @@ class Lattice:
             self.readings.append(found[0])
             self._names.append(found[1])
         self.fixed_letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
-        self._cache: dict[int, tuple[list[Token], list[Token]]] = {}
+        self._cache: dict[int, tuple[list[Token], list[Token], list[Token]]] = {}
         self._overflows = bool(cells) and any(reading.step > 1 for reading in self.readings[-1])
 
     def _slot_readings(self, cell: tuple[Option, ...]) -> tuple[list[_Reading], str]:
@@ -163,24 +164,35 @@ class Lattice:
         readings = [_reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)]
         return readings, "".join(o.char for o in cell)
 
-    def tokens(self, start: int) -> tuple[list[Token], list[Token]]:
-        """The tokens that start at cell ``start``: those that may follow a letter, and all of them
-        (no Latin word right after a letter: words are whole). None ends beyond the last cell."""
+    def tokens(self, start: int) -> tuple[list[Token], list[Token], list[Token]]:
+        """The tokens that start at cell ``start``: those that may follow a letter, all of those that
+        may follow anything but a name (no Latin word right after a letter: words are whole), and the
+        characters that carry a name on (:data:`.names.NEXT`), which follow a name's characters only.
+        None ends beyond the last cell."""
         found = self._cache.get(start)
         if found is None:
             if isinstance(self.cells[start], str):  # one reading: one kind of token at most
                 han, letter = self.readings[start][0][4:6]
-                others = self._han(start) if han else [] if letter else self._other(start)
+                nexts: list[Token] = []
+                if han:
+                    others = self._han(start)
+                    firsts, nexts = self._name_chars(start)
+                    others += firsts
+                else:
+                    others = [] if letter else self._other(start)
                 latin = self._latin(start) if letter else []
             else:
+                firsts, nexts = self._name_chars(start)
                 others = self._han(start)
+                others += firsts
                 others += self._other(start)
                 latin = self._latin(start)
             if self._overflows:  # a reading of the last cell swallows a space beyond the cells
                 n = len(self.cells)
                 others = [token for token in others if token.end <= n]
                 latin = [token for token in latin if token.end <= n]
-            found = self._cache[start] = (others, others + latin if latin else others)
+                nexts = [token for token in nexts if token.end <= n]
+            found = self._cache[start] = (others, others + latin if latin else others, nexts)
         return found
 
     def text(self, token: Token) -> str:
@@ -315,6 +327,26 @@ class Lattice:
                 score = logp + SINGLE_SLOT + reading_score
                 found.append((char, option, step, reading_simple, reading_score, tag, score, is_prefix))
         return found
+
+    def _name_chars(self, start: int) -> tuple[list[Token], list[Token]]:
+        """Each Chinese reading of cell ``start`` that names use, as the first character of a name and
+        as one that carries a name on (:mod:`.names`): the decoder scores a run of them with the name
+        model."""
+        firsts: list[Token] = []
+        nexts: list[Token] = []
+        for char, option, reading_score, step, han, _, simple in self.readings[start]:
+            if not han or not names.usable(simple):
+                continue
+            is_slot = option >= 0
+            score = names.COST + reading_score
+            if char != simple:
+                score -= lm.variant_cost(char, simple)
+            choices = ((start, option),) if is_slot else ()
+            end = start + step
+            for tag, out in ((names.FIRST, firsts), (names.NEXT, nexts)):
+                state = (tag, char, is_slot)
+                out.append(Token(start, end, tag, score, char, char, is_slot, is_slot, choices, state))
+        return firsts, nexts
 
     def _latin(self, start: int) -> list[Token]:
         """Latin words from ``start``, ended only where the next cell may hold something else."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from metrics_registry.encoding import domain, word_ngrams
+from metrics_registry.encoding import calibration, domain, word_ngrams
 from metrics_registry.encoding import language_model as lm
 from metrics_registry.encoding.candidates import Candidate, candidates
 from metrics_registry.encoding.decoder import Cell, Option, decode
@@ -48,6 +48,15 @@ class _Slot:
     options: list[Candidate]
     choice: int | None = None
     probabilities: list[float] = field(default_factory=list)
+    #: The reading the decoder chose and the length (cells) and class of the token that holds it on
+    #: its best path (see :meth:`place`).
+    decoded: int | None = None
+    token: tuple[int, str | None] | None = None
+
+    def place(self) -> str:
+        """The kind of place of the reading chosen (:func:`.calibration.kind`)."""
+        char = self.options[self.choice].char if self.choice is not None else ""
+        return calibration.kind(char, self.token, self.choice != self.decoded)
 
     def text(self) -> str:
         if self.choice is None:
@@ -154,6 +163,8 @@ def _decode_line(
         if isinstance(cell, _Slot) and cell.options:
             cell.choice = decoded.choice[index]
             cell.probabilities = decoded.probabilities[index]
+            cell.decoded = cell.choice
+            cell.token = decoded.tokens.get(index)
     if model is not None and weight != 0:
         for start, end in _han_windows(line):
             # The slots just chosen; others (not chosen again) keep their reading as context.
@@ -384,7 +395,9 @@ def _spot(slot: _Slot, at: int) -> Spot:
         for i in ranked[:6]
     )
     chosen = slot.options[slot.choice].char if slot.choice is not None else None
-    confidence = slot.probabilities[slot.choice] if slot.choice is not None and slot.probabilities else 0.0
+    confidence = 0.0
+    if slot.choice is not None and slot.probabilities:
+        confidence = calibration.confidence(slot.probabilities[slot.choice], slot.place())
     end = slot.start + len(slot.original) + (1 if slot.eats_space() else 0)
     return Spot(
         slot.start,

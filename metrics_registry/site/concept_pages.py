@@ -81,6 +81,14 @@ class ConceptPage:
     def examples(self) -> list[Row]:
         return [row for row in self.rows if row.value is not None]
 
+    @property
+    def rows_by_family(self) -> dict[str, list[Row]]:
+        """The rows of each family with a key for this concept (the index's cells), in row order."""
+        grouped: dict[str, list[Row]] = {}
+        for row in self.rows:
+            grouped.setdefault(row.entry.family.id, []).append(row)
+        return grouped
+
 
 def framework_label(family: FamilyInfo, title: str) -> str:
     """``TRL GRPO`` for a TRL family whose title does not say TRL, any other family by its title."""
@@ -180,14 +188,6 @@ def _value(call: Call) -> float | None:
     return example_value(*call)
 
 
-def _descendants(concepts: dict[str, Concept], concept_id: str) -> set[str]:
-    return {
-        other.id
-        for other in concepts.values()
-        if any(c.id == concept_id for c in lineage(concepts, other.id))
-    }
-
-
 def concept_pages(
     registry: Registry,
     link: Callable[[Entry, str], str],
@@ -201,20 +201,24 @@ def concept_pages(
     concepts = registry.concepts
     named = {entry.metric.concept for entry in registry if entry.metric.concept in concepts}
     shown = {c.id for concept_id in named for c in lineage(concepts, concept_id)}
-    order = list(registry.families)
+    order = {family_id: position for position, family_id in enumerate(registry.families)}
     by_name: dict[str, list[Entry]] = {}
+    by_concept: dict[str, list[Entry]] = {}
     for entry in registry:
         for name in (entry.key, *entry.metric.aliases):
             by_name.setdefault(name, []).append(entry)
+        by_concept.setdefault(entry.metric.concept, []).append(entry)
+    # the families with a key for each concept; a family counts for the broader concepts above too
+    having: dict[str, set[str]] = {}
+    for concept_id, named_by in by_concept.items():
+        for ancestor in lineage(concepts, concept_id):
+            having.setdefault(ancestor.id, set()).update(e.family.id for e in named_by)
     pages = []
     for concept in concepts.values():
         if concept.id not in shown:
             continue
         path = f"{CONCEPTS_FOLDER}/{concept.id}.md"
-        entries = sorted(
-            (e for e in registry if e.metric.concept == concept.id),
-            key=lambda e: (order.index(e.family.id), e.key),
-        )
+        entries = sorted(by_concept.get(concept.id, []), key=lambda e: (order[e.family.id], e.key))
         rows = [Row(e, link(e, path), numbers(e)) for e in entries]
         page = ConceptPage(
             concept,
@@ -231,9 +235,8 @@ def concept_pages(
             page.names.setdefault(row.entry.family.id, []).append(row.entry.key)
         if len(page.names) < 2 or len({tuple(keys) for keys in page.names.values()}) < 2:
             page.names = {}
-        narrower = _descendants(concepts, concept.id)
-        having = {e.family.id for e in registry if e.metric.concept in narrower}
-        page.missing = [family for family_id, family in registry.families.items() if family_id not in having]
+        present = having.get(concept.id, set())
+        page.missing = [family for family_id, family in registry.families.items() if family_id not in present]
         pages.append(page)
     return pages
 

@@ -8,6 +8,7 @@ Links between generated pages are relative to the page being rendered
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
@@ -193,7 +194,8 @@ def environment(
         listing=listing,
         notice=notice,
         crucial_of=crucial_of,
-        reference_source=reference_source,
+        # once per reference in a language's pages (a family's copies, a key's aliases share one)
+        reference_source=functools.cache(reference_source),
         example_code=example_code,
         api_link=lambda reference: _api_link(reference, page_link),
         front_matter=front_matter,

@@ -64,9 +64,9 @@ class _RefuseUrls(Treeprocessor):
     """
 
     def run(self, root: etree.Element) -> None:
-        for element in root.iter():
-            name = {"a": "href", "img": "src"}.get(str(element.tag))
-            if name is None or url_allowed(element.get(name, "")):
+        for element in [*root.iter("a"), *root.iter("img")]:
+            name = "href" if element.tag == "a" else "src"
+            if url_allowed(element.get(name, "")):
                 continue
             if element.tag == "img":
                 element.text = element.get("alt", "")

@@ -22,6 +22,7 @@ browser does. ``validate`` reports the same markup beforehand
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import nh3
 
@@ -131,6 +132,7 @@ def markdown_text(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(clean_text(text).split()))
 
 
+@lru_cache(maxsize=65536)  # the same links recur on every page of a build
 def url_allowed(url: str) -> bool:
     """Whether the policy keeps ``url`` as a link target, read as a browser reads an attribute.
 

@@ -25,6 +25,8 @@ _AFTER = re.compile(rf"(?<=[{_CLOSING}])[ \t]+(?=[^\s{{|])")
 _BEFORE = re.compile(rf"(?<=\w)[ \t]+(?=[{_OPENING}{_CLOSING}])")
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
+# one scan for any full-width punctuation (every value written into a Chinese page is tested)
+_FULL_WIDTH = re.compile(f"[{re.escape(_CLOSING + _OPENING)}]")
 
 
 def _tidy_prose(text: str) -> str:
@@ -40,7 +42,7 @@ def _tidy_prose(text: str) -> str:
 
 def tidy_cjk_spacing(text: str) -> str:
     """``text`` without the spaces next to full-width punctuation (code left alone)."""
-    if not any(char in text for char in _CLOSING + _OPENING):
+    if _FULL_WIDTH.search(text) is None:
         return text
     if "```" not in text and "~~~" not in text:
         return _tidy_prose(text)

@@ -36,3 +36,15 @@ def test_character_shares_count_characters_inside_words() -> None:
     assert shares["语"] > shares["诏"]
     assert shares["的"] > shares["语"]
     assert abs(sum(2.718281828459045**logp for logp in shares.values()) - 1) < 1e-6
+
+
+def test_words_of_taiwan_and_hong_kong_come_from_opencc() -> None:
+    """萬那杜 (Vanuatu in Taiwan; 瓦努阿图 on the mainland) is in no mainland list: OpenCC's tables
+    hold it, and the lattice finds it as a word, by its Simplified form."""
+    from metrics_registry.encoding import language_model as lm
+
+    regional = chinese_tables.tables().regional
+    assert "万那杜" in regional and "帛琉" in regional
+    assert lm.han_word("万那杜") == (lm.REGIONAL_WORD, "nz")
+    assert lm.han_prefix("万那")
+    assert lm.han_word("瓦努阿图") != (lm.REGIONAL_WORD, "nz")  # listed by jieba: its own count

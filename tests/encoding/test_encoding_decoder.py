@@ -26,6 +26,8 @@ def test_readings_are_chosen_together_with_their_words() -> None:
         probabilities = decoded.probabilities[index]
         assert math.isclose(sum(probabilities), 1.0)
         assert max(probabilities) == probabilities[decoded.choice[index]]  # type: ignore[index]
+        # Both are held by one word of two cells (what the confidence's calibration looks at).
+        assert decoded.tokens[index][0] == 2
 
 
 def test_a_space_swallowed_by_a_reading_joins_the_word() -> None:

@@ -135,3 +135,35 @@ def test_the_navigation_is_checked_on_each_home_page_and_the_content_everywhere(
     }
     assert len(scan_page((site / "en/metric/index.html").read_text(), navigation=False).links) == 1
     assert len(scan_page((site / "en/metric/index.html").read_text()).links) == 3
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        '<div class="md-sidebar md-sidebar--secondary"><nav><a href="#toc">toc</a></nav></div>',
+        "",  # a page that hides its table of contents: the content follows the navigation
+    ],
+)
+def test_the_navigation_cut_out_before_parsing_reads_as_the_pruned_page(after: str) -> None:
+    """Material's markup: the sidebar is cut from the bytes (fast path); the same ids and links as
+    the parsed tree with the sidebar removed; a cut that would reach into the page is not made."""
+    navigation = (
+        '<div class="md-sidebar md-sidebar--primary" data-md-type="navigation">'
+        '<nav><input id="__nav_2"><a href="../other/">other</a></nav></div>'
+    )
+    content = (
+        '<div class="md-content"><article><h1 id="title">T</h1><a href="#title">here</a>'
+        '<p>&lt;div class="md-content"&gt; as text</p></article></div>'
+    )
+    html = f'<!doctype html><html><body><div class="md-main">{navigation}{after}{content}</div></body></html>'
+    assert linkcheck._without_navigation(html.encode()) is not None
+    page = scan_page(html, navigation=False)
+    assert "__nav_2" not in page.ids and "../other/" not in page.links
+    assert {"title"} <= page.ids and "#title" in page.links
+    assert ("#toc" in page.links) == bool(after)
+    whole = scan_page(html)
+    assert "../other/" in whole.links and "__nav_2" in whole.ids
+    # the end of the sidebar missing: nothing is cut, the parsed tree is pruned as before
+    unclosed = html.replace('<div class="md-content">', "<div>").replace(after, "")
+    assert linkcheck._without_navigation(unclosed.encode()) is None
+    assert "../other/" not in scan_page(unclosed, navigation=False).links
