@@ -17,6 +17,15 @@ from typing import NamedTuple
 
 from metrics_registry.encoding import language_model as lm
 from metrics_registry.encoding import names, symbols
+from metrics_registry.encoding.readings import (
+    FITTING,
+    MAX_FITTING,
+    Reading,
+    fitting,
+    fixed_reading,
+    reading,
+    traits,
+)
 
 __all__ = ["Cell", "Lattice", "Option", "State", "Token", "fixed_reading", "traits"]
 
@@ -63,62 +72,9 @@ class Token(NamedTuple):
     state: State | None
 
 
-class _Reading(NamedTuple):
-    char: str
-    option: int  # -1 for a fixed character
-    score: float  # the reading's prior and the document's support for it (0 for a fixed character)
-    step: int  # cells to the next one: 1, or 2 when it swallows a space
-    han: bool
-    letter: bool
-    simple: str  # the Simplified form of a Chinese character, which the dictionaries know
-
-
-def _reading(char: str, option: int, score: float, step: int) -> _Reading:
-    return _Reading(char, option, score, step, *traits(char))
-
-
-@lru_cache(maxsize=100_000)
-def traits(char: str) -> tuple[bool, bool, str]:
-    """Whether ``char`` is Chinese, whether a Latin letter, and its Simplified form."""
-    han = lm.is_han(char)
-    return han, lm.is_latin_letter(char), lm.simplify(char) if han else char
-
-
-@lru_cache(maxsize=4096)
-def fixed_reading(char: str) -> list[_Reading]:
-    """The one reading of a fixed character (shared: the same characters come back all the time)."""
-    return [_reading(char, -1, 0.0, 1)]
-
-
 #: Key of :attr:`.DocumentContext.memo` where a document's slot readings are kept: the same
 #: damaged characters come back all through a document, with the same options and scores.
 _MEMO = "lattice.readings"
-
-#: :func:`_fitting`'s answers, by the Simplified text so far and the characters of a cell's readings:
-#: they depend on nothing else (not on the document), so they are kept for the process.
-_FITTING: dict[tuple[str, str], list[tuple[int, tuple[float, str] | None, bool]]] = {}
-_MAX_FITTING = 200_000
-
-
-def _fitting(
-    simple: str, readings: list[_Reading], entries: dict[str, tuple[tuple[float, str] | None, bool]]
-) -> list[tuple[int, tuple[float, str] | None, bool]]:
-    """The readings that extend a Chinese word whose Simplified text so far is ``simple`` (by their
-    index in ``readings``), with what the dictionaries say of the longer text
-    (:func:`.language_model.han_entries`): those that make a word or the start of one, or that
-    start a word (any Chinese character does).
-
-    The same text meets the same damaged character again and again, in a document and in the next
-    one: :meth:`Lattice._han` remembers the answer rather than trying each of its readings every time.
-    """
-    out = []
-    for index, reading in enumerate(readings):
-        if reading.han:
-            known, is_prefix = entries[simple + reading.simple]
-            if known is not None or is_prefix or not simple:
-                out.append((index, known, is_prefix))
-    return out
-
 
 #: A word :meth:`Lattice._han` is extending: next cell, text, Simplified text, choices, score so far,
 #: whether its first, last and last but one characters are slots (all the n-gram bonuses look at).
@@ -135,11 +91,11 @@ class Lattice:
         self.cells = cells
         self.doc = doc
         self.fixed = "".join(c if isinstance(c, str) else _UNKNOWN for c in cells)
-        self.readings: list[list[_Reading]] = []
-        # What names a cell's readings in :data:`_FITTING`: their characters, in order (each reading
-        # is one character), which is all :func:`_fitting` looks at.
+        self.readings: list[list[Reading]] = []
+        # What names a cell's readings in :data:`FITTING`: their characters, in order (each reading
+        # is one character), which is all :func:`.readings.fitting` looks at.
         self._names: list[str] = []
-        known: dict[tuple[Option, ...], tuple[list[_Reading], str]] = doc.memo.setdefault(_MEMO, {})
+        known: dict[tuple[Option, ...], tuple[list[Reading], str]] = doc.memo.setdefault(_MEMO, {})
         for cell in cells:
             if isinstance(cell, str):
                 self.readings.append(fixed_reading(cell))
@@ -158,10 +114,10 @@ class Lattice:
         self._cache: dict[int, tuple[list[Token], list[Token], list[Token]]] = {}
         self._overflows = bool(cells) and any(reading.step > 1 for reading in self.readings[-1])
 
-    def _slot_readings(self, cell: tuple[Option, ...]) -> tuple[list[_Reading], str]:
+    def _slot_readings(self, cell: tuple[Option, ...]) -> tuple[list[Reading], str]:
         """A slot's readings, with the document's support for each, and their characters."""
         bonus = self.doc.char_bonus
-        readings = [_reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)]
+        readings = [reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)]
         return readings, "".join(o.char for o in cell)
 
     def tokens(self, start: int) -> tuple[list[Token], list[Token], list[Token]]:
@@ -216,7 +172,7 @@ class Lattice:
         out: list[Token] = []
         n = len(self.cells)
         entries, variant_cost, readings, names = lm.han_entries(), lm.variant_cost, self.readings, self._names
-        fitting = _FITTING
+        memo = FITTING
         ngram_bonus, ngrams = self.doc.ngram_bonus, self.doc.ngrams
         stack: list[_Partial] = (
             self._from_slot(start, out)  # a slot's one-character words come ready-made
@@ -228,12 +184,12 @@ class Lattice:
             if index >= n:
                 continue
             key = (simple, names[index])
-            fits = fitting.get(key)
+            fits = memo.get(key)
             cell = readings[index]
             if fits is None:
-                if len(fitting) >= _MAX_FITTING:
-                    fitting.clear()
-                fits = fitting[key] = _fitting(simple, cell, entries)
+                if len(memo) >= MAX_FITTING:
+                    memo.clear()
+                fits = memo[key] = fitting(simple, cell, entries)
             for which, known, is_prefix in fits:
                 char, option, reading_score, step, _, _, reading_simple = cell[which]
                 new_text = text + char
@@ -309,7 +265,7 @@ class Lattice:
         return stack
 
     def _slot_words(
-        self, readings: list[_Reading]
+        self, readings: list[Reading]
     ) -> list[tuple[str, int, int, str, float, str, float, bool]]:
         """A slot's Chinese readings as :meth:`_han`'s search makes them words of one character: each
         one's character, option, step, Simplified form, score, word class and word score, and whether
@@ -319,7 +275,7 @@ class Lattice:
         found = known_words.get(id(readings))
         if found is None:
             found = known_words[id(readings)] = []
-            for which, known, is_prefix in _fitting("", readings, lm.han_entries()):
+            for which, known, is_prefix in fitting("", readings, lm.han_entries()):
                 char, option, reading_score, step, _, _, reading_simple = readings[which]
                 logp, tag = known if known is not None else (lm.UNKNOWN_HAN, "n")
                 if char != reading_simple:
