@@ -161,6 +161,7 @@ def _forward(
     scores[0][(None, "\n", False)] = 0.0
     rows = _ROWS.setdefault(lm.CLASS_WEIGHT, {})
     ngram_bonus, ngrams, unseen = doc.ngram_bonus, doc.ngrams, -math.inf
+    name_tags, name_edge, name_first, name_next = names.TAGS, names.edge, names.FIRST, names.NEXT
     for index in range(n):
         frontier = scores[index]
         if not frontier:
@@ -174,17 +175,18 @@ def _forward(
             row = rows.get(tag)
             if row is None:
                 row = rows[tag] = _Row(tag)
-            if tag == names.FIRST:  # a name's first character: the name goes on
+            in_name = tag in name_tags
+            if tag == name_first:  # a name's first character: the name goes on
                 following = name_goes_on
-            elif tag == names.NEXT:
+            elif tag == name_next:
                 following = anything + name_goes_on
             else:
                 following = after_letter if last_letter else anything
             for token in following:  # none ends beyond the cells
                 start, end, token_tag, score, first, token_last, first_slot, _, choices, target = token
                 gain = row[token_tag] + score
-                if tag in names.TAGS or token_tag in names.TAGS:
-                    name_gain = names.edge(tag, last_simple, token_tag, traits(first)[2])
+                if in_name or token_tag in name_tags:
+                    name_gain = name_edge(tag, last_simple, token_tag, traits(first)[2])
                     if name_gain is None:
                         continue
                     gain += name_gain
@@ -192,7 +194,7 @@ def _forward(
                 if (last_slot or first_slot) and last_han and last + first in ngrams:
                     gain += ngram_bonus(last + first)
                 if target is None:  # white space: the class before it carries on (a name ends)
-                    target = (None if tag in names.TAGS else tag, token_last, False)
+                    target = (None if in_name else tag, token_last, False)
                 add_edge((state, start, end, choices, gain, target))
                 total = value + gain
                 reached = scores[end]

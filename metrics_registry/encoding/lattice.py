@@ -301,7 +301,9 @@ class Lattice:
             end = start + step
             for tag, out in ((names.FIRST, firsts), (names.NEXT, nexts)):
                 state = (tag, char, is_slot)
-                out.append(Token(start, end, tag, score, char, char, is_slot, is_slot, choices, state))
+                out.append(
+                    _new(Token, (start, end, tag, score, char, char, is_slot, is_slot, choices, state))
+                )
         return firsts, nexts
 
     def _latin(self, start: int) -> list[Token]:
