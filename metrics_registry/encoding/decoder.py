@@ -23,9 +23,9 @@ import math
 from collections.abc import Container
 from dataclasses import dataclass, field
 
+from metrics_registry.encoding import collector, names
 from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding import names
-from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, fixed_reading, traits
+from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, traits
 
 __all__ = ["Cell", "Decoded", "Option", "decode"]
 
@@ -40,10 +40,16 @@ class Decoded:
     choice: dict[int, int | None]
     probabilities: dict[int, list[float]]
     score: float = -math.inf  # of the best path
-    path: list[tuple[str, str | None, float]] = field(default_factory=list)  # its tokens: text, class, gain
+    #: The best path's tokens, each with the lattice it was laid on and its gain (:attr:`path` reads them).
+    steps: list[tuple[Lattice, Token, float]] = field(default_factory=list, repr=False)
     #: For every slot cell on the best path: the cells and the class of the token that holds it (a
     #: word of several characters, a character alone, a name's), which says how its reading is supported.
     tokens: dict[int, tuple[int, str | None]] = field(default_factory=dict)
+
+    @property
+    def path(self) -> list[tuple[str, str | None, float]]:
+        """The best path's tokens: text, class, gain (made on demand: the repair never reads them)."""
+        return [(lattice.text(token), token.tag, gain) for lattice, token, gain in self.steps]
 
 
 def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | None = None) -> Decoded:
@@ -57,13 +63,14 @@ def decode(cells: list[Cell], doc: lm.DocumentContext, needed: Container[int] | 
     out of the result).
     """
     result = Decoded({}, {}, 0.0, [])
-    for start, end in _windows(cells, needed):
-        part = _decode(cells[start:end], doc)
-        result.choice.update((start + i, c) for i, c in part.choice.items())
-        result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
-        result.score += part.score
-        result.path += part.path
-        result.tokens.update((start + i, t) for i, t in part.tokens.items())
+    with collector.paused():  # the search makes no reference cycles (see there)
+        for start, end in _windows(cells, needed):
+            part = _decode(cells[start:end], doc)
+            result.choice.update((start + i, c) for i, c in part.choice.items())
+            result.probabilities.update((start + i, p) for i, p in part.probabilities.items())
+            result.score += part.score
+            result.steps += part.steps
+            result.tokens.update((start + i, t) for i, t in part.tokens.items())
     return result
 
 
@@ -73,14 +80,18 @@ WINDOW = 5
 
 def _windows(cells: list[Cell], needed: Container[int] | None = None) -> list[tuple[int, int]]:
     n = len(cells)
-    letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
     slot = [not isinstance(c, str) for c in cells]
+
+    def letter(index: int) -> bool:  # asked of the few cells at the ends of a window only
+        cell = cells[index]
+        return isinstance(cell, str) and traits(cell)[1]
+
     windows: list[tuple[int, int]] = []
     for index in (i for i in range(n) if slot[i] and (needed is None or i in needed)):
         start, end = max(0, index - WINDOW), min(n, index + 1 + WINDOW)
-        while start > 0 and letter[start - 1] and (letter[start] or slot[start]):
+        while start > 0 and letter(start - 1) and (letter(start) or slot[start]):
             start -= 1
-        while end < n and letter[end] and (letter[end - 1] or slot[end - 1]):
+        while end < n and letter(end) and (letter(end - 1) or slot[end - 1]):
             end += 1
         if windows and start <= windows[-1][1]:
             windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
@@ -101,22 +112,41 @@ def _decode(cells: list[Cell], doc: lm.DocumentContext) -> Decoded:
     state = max(scores[n], key=scores[n].__getitem__)
     best_score = scores[n][state]
     position = n
-    path = []
+    steps: list[tuple[Lattice, Token, float]] = []
     tokens: dict[int, tuple[int, str | None]] = {}
     while position > 0:
         previous, token = back[position][state]
         gain = scores[position][state] - scores[token.start][previous]
-        path.append((lattice.text(token), token.tag, gain))
+        steps.append((lattice, token, gain))
         for cell, option in token.choices:
             choice[cell] = option
             tokens[cell] = (token.end - token.start, token.tag)
         position, state = token.start, previous
-    path.reverse()
+    steps.reverse()
     _marginals(scores, edges, slots, cells, probabilities)
-    return Decoded(choice, probabilities, best_score, path, tokens)
+    return Decoded(choice, probabilities, best_score, steps, tokens)
 
 
-_Edge = tuple[State, Token, float, State]
+#: An edge of the search: the state it leaves, the token's start, end and slot choices, the gain of
+#: taking it, and the state it reaches (the token's fields are copied: the backward pass reads them).
+_Edge = tuple[State, int, int, tuple[tuple[int, int], ...], float, State]
+
+
+class _Row(dict[str | None, float]):
+    """:func:`.language_model.transition` from one class to each class, worked out when first asked."""
+
+    def __init__(self, previous: str | None) -> None:
+        super().__init__()
+        self.previous = previous
+
+    def __missing__(self, tag: str | None) -> float:
+        gain = self[tag] = lm.transition(self.previous, tag)
+        return gain
+
+
+#: The rows by :data:`.language_model.CLASS_WEIGHT` (a tuning run may change it), then previous class:
+#: the same few dozen classes meet in every line, so the gains are kept for the process.
+_ROWS: dict[float, dict[str | None, _Row]] = {}
 
 
 def _forward(
@@ -127,9 +157,11 @@ def _forward(
     scores: list[dict[State, float]] = [{} for _ in range(n + 1)]
     back: list[dict[State, tuple[State, Token]]] = [{} for _ in range(n + 1)]
     edges: list[_Edge] = []
+    add_edge = edges.append
     scores[0][(None, "\n", False)] = 0.0
-    rows: dict[str | None, dict[str | None, float]] = {}  # transition gains by previous class
+    rows = _ROWS.setdefault(lm.CLASS_WEIGHT, {})
     ngram_bonus, ngrams, unseen = doc.ngram_bonus, doc.ngrams, -math.inf
+    name_tags, name_edge, name_first, name_next = names.TAGS, names.edge, names.FIRST, names.NEXT
     for index in range(n):
         frontier = scores[index]
         if not frontier:
@@ -142,23 +174,19 @@ def _forward(
             last_han, last_letter, last_simple = traits(last)
             row = rows.get(tag)
             if row is None:
-                row = rows[tag] = {}
-            if tag == names.FIRST:  # a name's first character: the name goes on
+                row = rows[tag] = _Row(tag)
+            in_name = tag in name_tags
+            if tag == name_first:  # a name's first character: the name goes on
                 following = name_goes_on
-            elif tag == names.NEXT:
+            elif tag == name_next:
                 following = anything + name_goes_on
             else:
                 following = after_letter if last_letter else anything
-            for token in following:
-                _, end, token_tag, score, first, token_last, first_slot, _, _, target = token
-                if end > n:
-                    continue
-                gain = row.get(token_tag)
-                if gain is None:
-                    gain = row[token_tag] = lm.transition(tag, token_tag)
-                gain += score
-                if tag in names.TAGS or token_tag in names.TAGS:
-                    name_gain = names.edge(tag, last_simple, token_tag, traits(first)[2])
+            for token in following:  # none ends beyond the cells
+                start, end, token_tag, score, first, token_last, first_slot, _, choices, target = token
+                gain = row[token_tag] + score
+                if in_name or token_tag in name_tags:
+                    name_gain = name_edge(tag, last_simple, token_tag, traits(first)[2])
                     if name_gain is None:
                         continue
                     gain += name_gain
@@ -166,8 +194,8 @@ def _forward(
                 if (last_slot or first_slot) and last_han and last + first in ngrams:
                     gain += ngram_bonus(last + first)
                 if target is None:  # white space: the class before it carries on (a name ends)
-                    target = (None if tag in names.TAGS else tag, token_last, False)
-                edges.append((state, token, gain, target))
+                    target = (None if in_name else tag, token_last, False)
+                add_edge((state, start, end, choices, gain, target))
                 total = value + gain
                 reached = scores[end]
                 if total > reached.get(target, unseen):
@@ -196,18 +224,19 @@ def _marginals(
     after: list[dict[State, float]] = [{} for _ in range(n + 1)]
     after[n] = dict.fromkeys(scores[n], 0.0)
     best: dict[tuple[int, int], float] = {}
-    for state, token, gain, target in reversed(edges):  # edges were made in order of their start
-        rest = after[token.end].get(target)
+    unseen = -math.inf
+    for state, start, end, choices, gain, target in reversed(edges):  # made in order of their start
+        rest = after[end].get(target)
         if rest is None:
             continue
         through = gain + rest
-        start = after[token.start]
-        if through > start.get(state, -math.inf):
-            start[state] = through
-        if token.choices:
-            total = scores[token.start][state] + through
-            for choice in token.choices:
-                if total > best.get(choice, -math.inf):
+        before = after[start]
+        if through > before.get(state, unseen):
+            before[state] = through
+        if choices:
+            total = scores[start][state] + through
+            for choice in choices:
+                if total > best.get(choice, unseen):
                     best[choice] = total
     for cell in slots:
         values = [best.get((cell, option), -math.inf) for option in range(len(cells[cell]))]

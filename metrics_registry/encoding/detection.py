@@ -91,6 +91,8 @@ def _plausible(text: str, start: int, end: int) -> bool:
         return True
     if all(ch.isalpha() for ch in chunk):
         return lm.word_known(word_around(text, start, end))
+    if not chunk.endswith(_WORD_ENDINGS):  # what follows asks for one
+        return False
     letters = len(chunk) - len(chunk.lstrip("".join(ch for ch in chunk if ch.isalpha())))
     if letters and chunk[letters:] in _WORD_ENDINGS and not text[end : end + 1].isalpha():
         # "bé”", "café…": a known word followed by a closing quote or an ellipsis.
@@ -98,38 +100,77 @@ def _plausible(text: str, start: int, end: int) -> bool:
     return False
 
 
-def _nbsp_letter(sub: Stretch) -> bool:
+def _nbsp_letter(units: tuple[Unit, ...]) -> bool:
     """A lone lead byte followed by a space, which may have been its no-break space ("nÃ y" for "này").
 
     Such a letter is kept as it is only if the language model prefers it to the repair.
     """
-    return len(sub.units) == 1 and len(sub.units[0].body) == 1 and sub.units[0].optional_nbsp
+    return len(units) == 1 and len(units[0].body) == 1 and units[0].optional_nbsp
 
 
-def _subs(text: str, page: Codepage) -> tuple[list[Stretch], int]:
-    """The mojibake-looking stretches of ``text`` under ``page``, and how many bytes are not UTF-8."""
+def _subs(
+    text: str, page: Codepage, plausible: dict[tuple[int, int], bool] | None = None
+) -> tuple[list[Stretch], int]:
+    """The mojibake-looking stretches of ``text`` under ``page``, and how many bytes are not UTF-8.
+
+    ``plausible`` remembers :func:`_plausible`'s answers for ``text``, by stretch, across code pages.
+    """
+    if plausible is None:
+        plausible = {}
     found: list[Stretch] = []
     bad = 0
+    parsed = _PARSED.setdefault(page.name, {})
+    if len(parsed) >= _MAX_PARSED:
+        parsed.clear()
     for match in page.cluster_re.finditer(text):
         base, end = match.span()
-        space_after = text[end : end + 1] == " "
-        data, holes = page.encode_with_holes(match.group())
-        units = parse_units(data, space_after=space_after, holes=holes)
-        current: list[Unit] = []
-        if any(u.kind in (UnitKind.COMPLETE, UnitKind.SHORT) for u in units):
-            bad += sum(
-                1 for u in units if u.kind in (UnitKind.STRAY, UnitKind.INVALID) and u.start not in holes
-            )
-        for unit in [*units, None]:
-            if unit is not None and unit.kind in (UnitKind.COMPLETE, UnitKind.SHORT):
-                current.append(unit)
-                continue
-            if current:
-                sub = Stretch(base + current[0].start, base + current[-1].end, current, base)
-                if _nbsp_letter(sub) or not _plausible(text, sub.start, sub.end):
-                    found.append(sub)
-                current = []
+        key = (match.group(), text[end : end + 1] == " ")
+        found_here = parsed.get(key)
+        if found_here is None:
+            found_here = parsed[key] = _parse(page, *key)
+        cluster_bad, runs = found_here
+        bad += cluster_bad
+        for start, stop, units, nbsp_letter in runs:
+            span = (base + start, base + stop)
+            if not nbsp_letter:
+                fine = plausible.get(span)
+                if fine is None:
+                    fine = plausible[span] = _plausible(text, *span)
+                if fine:
+                    continue
+            found.append(Stretch(span[0], span[1], list(units), base))
     return found, bad
+
+
+#: A run of complete and short units in a cluster: start, end, the units, whether :func:`_nbsp_letter`.
+_Run = tuple[int, int, tuple[Unit, ...], bool]
+
+#: :func:`_parse`'s answers, per code page, by cluster and whether a space follows it: a document
+#: repeats its damaged characters, and :func:`detect` reads it under several code pages, then again
+#: after each round of repair.
+_PARSED: dict[str, dict[tuple[str, bool], tuple[int, tuple[_Run, ...]]]] = {}
+_MAX_PARSED = 100_000
+
+
+def _parse(page: Codepage, cluster: str, space_after: bool) -> tuple[int, tuple[_Run, ...]]:
+    """A cluster of upper-half characters read as UTF-8 units under ``page``: the bytes that are not
+    UTF-8 (counted only when some unit is), and the runs of complete and short units, each with its
+    place in the cluster."""
+    data, holes = page.encode_with_holes(cluster)
+    units = parse_units(data, space_after=space_after, holes=holes)
+    bad = 0
+    if any(u.kind in (UnitKind.COMPLETE, UnitKind.SHORT) for u in units):
+        bad = sum(1 for u in units if u.kind in (UnitKind.STRAY, UnitKind.INVALID) and u.start not in holes)
+    runs: list[_Run] = []
+    current: list[Unit] = []
+    for unit in [*units, None]:
+        if unit is not None and unit.kind in (UnitKind.COMPLETE, UnitKind.SHORT):
+            current.append(unit)
+            continue
+        if current:
+            runs.append((current[0].start, current[-1].end, tuple(current), _nbsp_letter(tuple(current))))
+            current = []
+    return bad, tuple(runs)
 
 
 def detect(text: str, page: Codepage | None = None) -> Detection | None:
@@ -143,7 +184,7 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
         subs, _ = _subs(text, page)
         if not subs:
             return None
-        evidence = sum(sub.evidence for sub in subs if sub.definite)
+        evidence = sum(sub.evidence for sub in subs)  # 0 for the stretches that are not definite
         return Detection(page, page.droppable, tuple(subs), evidence, undefined=page.undefined)
     # A first count of the pairs that read as the start of a UTF-8 character, a regular-expression
     # scan per code page, leaves out the pages that explain far less than the best one.
@@ -152,16 +193,19 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
     if not most:
         return None
     scored = []
+    plausible: dict[tuple[int, int], bool] = {}  # the code pages mostly find the same stretches
     for candidate in CODEPAGES:
         if pairs[candidate.name] < 0.8 * most:
             continue
-        subs, bad = _subs(text, candidate)
-        evidence = sum(sub.evidence for sub in subs if sub.definite)
+        subs, bad = _subs(text, candidate, plausible)
+        evidence = sum(sub.evidence for sub in subs)  # 0 for the stretches that are not definite
         scored.append((evidence - bad, evidence, candidate, subs))
     best_score, evidence, page, subs = max(scored, key=lambda item: (item[0], item[1]))
     if evidence == 0 or best_score <= 0:
         return None
     chunks = [text[s.start : s.end] for s in subs if s.definite]
+    # The tests below ask the same of every character of the chunks: once each is enough.
+    seen = set("".join(chunks))
     droppable = set(page.droppable)
     undefined = set(page.undefined)
     for score, _, other, _ in scored:
@@ -169,20 +213,18 @@ def detect(text: str, page: Codepage | None = None) -> Detection | None:
             score == best_score
             and other is not page
             and "latin" not in other.name + page.name
-            and all(ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch] for c in chunks for ch in c)
+            and all(ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch] for ch in seen)
         ):
             droppable |= other.droppable
     for other in CODEPAGES:
         # A U+FFFD was a byte undefined in the code page: in any code page that reads the text alike.
         if "latin" not in other.name and all(
-            ch == LOST or (ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch])
-            for c in chunks
-            for ch in c
+            ch == LOST or (ch in other.to_byte and other.to_byte[ch] == page.to_byte[ch]) for ch in seen
         ):
             undefined |= other.undefined
     # A byte the code page cannot show that came through anyway (as a C1 control, or a soft
     # hyphen) was not dropped on the way: the document's transport kept such bytes.
-    kept = frozenset(page.to_byte[ch] for c in chunks for ch in c if page.to_byte.get(ch) in droppable)
+    kept = frozenset(page.to_byte[ch] for ch in seen if page.to_byte.get(ch) in droppable)
     survived = any("\u00a0" in chunk for chunk in chunks)
     lossy = any(u.kind is UnitKind.SHORT and not u.optional_nbsp for sub in subs for u in sub.units)
     return Detection(

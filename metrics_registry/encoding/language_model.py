@@ -25,9 +25,9 @@ The dictionaries load once per process (about three seconds; :func:`load`).
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
@@ -267,25 +267,11 @@ def latin_word_logp(word: str) -> float:
     return score
 
 
-def _runs(text: str) -> Iterable[tuple[str, str]]:
-    """Split text into ``han`` runs, ``latin`` words and single ``char`` tokens."""
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if is_han(ch):
-            j = i + 1
-            while j < n and is_han(text[j]):
-                j += 1
-            yield "han", text[i:j]
-        elif is_latin_letter(ch):
-            j = i + 1
-            while j < n and is_latin_letter(text[j]):
-                j += 1
-            yield "latin", text[i:j]
-        else:
-            j = i + 1
-            yield "char", ch
-        i = j
+#: Runs of Chinese characters (:func:`is_han`) and of Latin letters (:func:`is_latin_letter`): what
+#: :meth:`DocumentContext.from_text` counts, found by the regular-expression engine rather than a
+#: test per character.
+_HAN_RUN = re.compile("[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0003134f\uf900-\ufaff]+")
+_LATIN_RUN = re.compile("[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff]+")
 
 
 @dataclass
@@ -312,15 +298,13 @@ class DocumentContext:
     def from_text(cls, text: str) -> DocumentContext:
         """Count what ``text`` holds; U+FFFD marks the unknown characters, which count as nothing."""
         context = cls()
-        context.chars.update(ch for ch in text if ch >= "\x80" and ch != "\ufffd")
+        context.chars.update({ch: n for ch, n in Counter(text).items() if ch >= "\x80" and ch != "\ufffd"})
         han = 0
-        for kind, token in _runs(text):
-            if kind == "han":
-                han += len(token)
-                for n in (2, 3):
-                    context.ngrams.update(token[i : i + n] for i in range(len(token) - n + 1))
-            elif kind == "latin":
-                context.words[token.lower()] += 1
+        for run in _HAN_RUN.findall(text):
+            han += len(run)
+            for n in (2, 3):
+                context.ngrams.update(run[i : i + n] for i in range(len(run) - n + 1))
+        context.words.update(word.lower() for word in _LATIN_RUN.findall(text))
         latin = sum(context.words.values())
         context.chinese = han >= latin
         context.emoji = tuple(sorted(ord(ch) for ch in context.chars if is_emoji(ch)))

@@ -17,6 +17,15 @@ from typing import NamedTuple
 
 from metrics_registry.encoding import language_model as lm
 from metrics_registry.encoding import names, symbols
+from metrics_registry.encoding.readings import (
+    FITTING,
+    MAX_FITTING,
+    Reading,
+    fitting,
+    fixed_reading,
+    reading,
+    traits,
+)
 
 __all__ = ["Cell", "Lattice", "Option", "State", "Token", "fixed_reading", "traits"]
 
@@ -39,6 +48,9 @@ class Option(NamedTuple):
 Cell = str | tuple[Option, ...]
 
 
+#: Makes a named tuple from a tuple of its fields, without the generated ``__new__`` (tokens are many).
+_new = tuple.__new__
+
 #: A path's state: the class of its last token, its last character, whether a slot gave that.
 State = tuple[str | None, str, bool]
 
@@ -60,58 +72,16 @@ class Token(NamedTuple):
     state: State | None
 
 
-class _Reading(NamedTuple):
-    char: str
-    option: int  # -1 for a fixed character
-    score: float  # the reading's prior and the document's support for it (0 for a fixed character)
-    step: int  # cells to the next one: 1, or 2 when it swallows a space
-    han: bool
-    letter: bool
-    simple: str  # the Simplified form of a Chinese character, which the dictionaries know
-
-
-def _reading(char: str, option: int, score: float, step: int) -> _Reading:
-    return _Reading(char, option, score, step, *traits(char))
-
-
-@lru_cache(maxsize=100_000)
-def traits(char: str) -> tuple[bool, bool, str]:
-    """Whether ``char`` is Chinese, whether a Latin letter, and its Simplified form."""
-    han = lm.is_han(char)
-    return han, lm.is_latin_letter(char), lm.simplify(char) if han else char
-
-
-@lru_cache(maxsize=4096)
-def fixed_reading(char: str) -> list[_Reading]:
-    """The one reading of a fixed character (shared: the same characters come back all the time)."""
-    return [_reading(char, -1, 0.0, 1)]
-
-
 #: Key of :attr:`.DocumentContext.memo` where a document's slot readings are kept: the same
 #: damaged characters come back all through a document, with the same options and scores.
 _MEMO = "lattice.readings"
 
-#: Key of :attr:`.DocumentContext.memo` for :func:`_fitting`'s answers, by text and cell.
-_FITTING = "lattice.fitting"
+#: A word :meth:`Lattice._han` is extending: next cell, text, Simplified text, choices, score so far,
+#: whether its first, last and last but one characters are slots (all the n-gram bonuses look at).
+_Partial = tuple[int, str, str, tuple[tuple[int, int], ...], float, bool, bool, bool]
 
-
-def _fitting(
-    simple: str, readings: list[_Reading], entries: dict[str, tuple[tuple[float, str] | None, bool]]
-) -> list[tuple[_Reading, tuple[float, str] | None, bool]]:
-    """The readings that extend a Chinese word whose Simplified text so far is ``simple``, with
-    what the dictionaries say of the longer text (:func:`.language_model.han_entries`): those that
-    make a word or the start of one, or that start a word (any Chinese character does).
-
-    The same text meets the same damaged character again and again in a document: :meth:`Lattice._han`
-    remembers the answer rather than trying each of its readings every time.
-    """
-    out = []
-    for reading in readings:
-        if reading.han:
-            known, is_prefix = entries[simple + reading.simple]
-            if known is not None or is_prefix or not simple:
-                out.append((reading, known, is_prefix))
-    return out
+#: Key of :attr:`.DocumentContext.memo` for :meth:`Lattice._slot_words` (by ``id`` of readings kept in _MEMO).
+_SLOT_WORDS = "lattice.slot_words"
 
 
 class Lattice:
@@ -121,40 +91,64 @@ class Lattice:
         self.cells = cells
         self.doc = doc
         self.fixed = "".join(c if isinstance(c, str) else _UNKNOWN for c in cells)
-        self.readings = [self._readings(i) for i in range(len(cells))]
-        # What names a cell's readings in :meth:`_han`'s memo: the character of a fixed cell, the
-        # identity of a slot's readings (kept alive, for the document, in its memo).
-        self._names: list[str | int] = [
-            c if isinstance(c, str) else id(r) if c else _UNKNOWN
-            for c, r in zip(cells, self.readings, strict=True)
-        ]
+        self.readings: list[list[Reading]] = []
+        # What names a cell's readings in :data:`FITTING`: their characters, in order (each reading
+        # is one character), which is all :func:`.readings.fitting` looks at.
+        self._names: list[str] = []
+        known: dict[tuple[Option, ...], tuple[list[Reading], str]] = doc.memo.setdefault(_MEMO, {})
+        for cell in cells:
+            if isinstance(cell, str):
+                self.readings.append(fixed_reading(cell))
+                self._names.append(cell)
+                continue
+            if not cell:
+                self.readings.append(fixed_reading(_UNKNOWN))
+                self._names.append(_UNKNOWN)
+                continue
+            found = known.get(cell)
+            if found is None:
+                found = known[cell] = self._slot_readings(cell)
+            self.readings.append(found[0])
+            self._names.append(found[1])
         self.fixed_letter = [isinstance(c, str) and fixed_reading(c)[0].letter for c in cells]
-        self._cache: dict[int, tuple[list[Token], list[Token]]] = {}
+        self._cache: dict[int, tuple[list[Token], list[Token], list[Token]]] = {}
+        self._overflows = bool(cells) and any(reading.step > 1 for reading in self.readings[-1])
 
-    def _readings(self, index: int) -> list[_Reading]:
-        cell = self.cells[index]
-        if isinstance(cell, str):
-            return fixed_reading(cell)
-        if not cell:
-            return fixed_reading(_UNKNOWN)
-        known: dict[tuple[Option, ...], list[_Reading]] = self.doc.memo.setdefault(_MEMO, {})
-        found = known.get(cell)
-        if found is None:
-            bonus = self.doc.char_bonus
-            found = known[cell] = [
-                _reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)
-            ]
-        return found
+    def _slot_readings(self, cell: tuple[Option, ...]) -> tuple[list[Reading], str]:
+        """A slot's readings, with the document's support for each, and their characters."""
+        bonus = self.doc.char_bonus
+        readings = [reading(o.char, i, o.prior + bonus(o.char), 1 + o.skip) for i, o in enumerate(cell)]
+        return readings, "".join(o.char for o in cell)
 
     def tokens(self, start: int) -> tuple[list[Token], list[Token], list[Token]]:
         """The tokens that start at cell ``start``: those that may follow a letter, all of those that
         may follow anything but a name (no Latin word right after a letter: words are whole), and the
-        characters that carry a name on (:data:`.names.NEXT`), which follow a name's characters only."""
+        characters that carry a name on (:data:`.names.NEXT`), which follow a name's characters only.
+        None ends beyond the last cell."""
         found = self._cache.get(start)
         if found is None:
-            firsts, nexts = self._name_chars(start)
-            others = self._han(start) + firsts + self._other(start)
-            found = self._cache[start] = (others, others + self._latin(start), nexts)
+            if isinstance(self.cells[start], str):  # one reading: one kind of token at most
+                han, letter = self.readings[start][0][4:6]
+                nexts: list[Token] = []
+                if han:
+                    others = self._han(start)
+                    firsts, nexts = self._name_chars(start)
+                    others += firsts
+                else:
+                    others = [] if letter else self._other(start)
+                latin = self._latin(start) if letter else []
+            else:
+                firsts, nexts = self._name_chars(start)
+                others = self._han(start)
+                others += firsts
+                others += self._other(start)
+                latin = self._latin(start)
+            if self._overflows:  # a reading of the last cell swallows a space beyond the cells
+                n = len(self.cells)
+                others = [token for token in others if token.end <= n]
+                latin = [token for token in latin if token.end <= n]
+                nexts = [token for token in nexts if token.end <= n]
+            found = self._cache[start] = (others, others + latin if latin else others, nexts)
         return found
 
     def text(self, token: Token) -> str:
@@ -178,23 +172,26 @@ class Lattice:
         out: list[Token] = []
         n = len(self.cells)
         entries, variant_cost, readings, names = lm.han_entries(), lm.variant_cost, self.readings, self._names
-        fitting: dict[tuple[str, str | int], list[tuple[_Reading, tuple[float, str] | None, bool]]]
-        fitting = self.doc.memo.setdefault(_FITTING, {})
+        memo = FITTING
         ngram_bonus, ngrams = self.doc.ngram_bonus, self.doc.ngrams
-        # (next cell, text, simplified text, choices, score so far, whether its first, last and
-        # last but one characters are slots): the flags are all the n-gram bonuses look at.
-        stack: list[tuple[int, str, str, tuple[tuple[int, int], ...], float, bool, bool, bool]] = [
-            (start, "", "", (), 0.0, False, False, False)
-        ]
+        stack: list[_Partial] = (
+            self._from_slot(start, out)  # a slot's one-character words come ready-made
+            if readings[start][0].option >= 0
+            else [(start, "", "", (), 0.0, False, False, False)]
+        )
         while stack:
             index, text, simple, choices, score, first_slot, last_slot, before_slot = stack.pop()
             if index >= n:
                 continue
             key = (simple, names[index])
-            fits = fitting.get(key)
+            fits = memo.get(key)
+            cell = readings[index]
             if fits is None:
-                fits = fitting[key] = _fitting(simple, readings[index], entries)
-            for (char, option, reading_score, step, _, _, reading_simple), known, is_prefix in fits:
+                if len(memo) >= MAX_FITTING:
+                    memo.clear()
+                fits = memo[key] = fitting(simple, cell, entries)
+            for which, known, is_prefix in fits:
+                char, option, reading_score, step, _, _, reading_simple = cell[which]
                 new_text = text + char
                 new_simple = simple + reading_simple
                 length = len(new_text)
@@ -217,17 +214,20 @@ class Lattice:
                     if is_slot and length == 1:
                         logp += SINGLE_SLOT
                     out.append(
-                        Token(
-                            start,
-                            index + step,
-                            tag,
-                            logp + new_score,
-                            new_text[0],
-                            char,
-                            starts_slot,
-                            is_slot,
-                            new_choices,
-                            (tag, char, is_slot),
+                        _new(
+                            Token,
+                            (
+                                start,
+                                index + step,
+                                tag,
+                                logp + new_score,
+                                new_text[0],
+                                char,
+                                starts_slot,
+                                is_slot,
+                                new_choices,
+                                (tag, char, is_slot),
+                            ),
                         )
                     )
                 if is_prefix:
@@ -246,6 +246,44 @@ class Lattice:
                     )
         return out
 
+    def _from_slot(self, start: int, out: list[Token]) -> list[_Partial]:
+        """The Chinese words of one character that start at the slot ``start`` (added to ``out``), and
+        the partial words that go on from them, for :meth:`_han` to extend."""
+        stack: list[_Partial] = []
+        for char, option, step, simple, reading_score, tag, score, is_prefix in self._slot_words(
+            self.readings[start]
+        ):
+            choices = ((start, option),)
+            out.append(
+                _new(
+                    Token,
+                    (start, start + step, tag, score, char, char, True, True, choices, (tag, char, True)),
+                )
+            )
+            if is_prefix:
+                stack.append((start + step, char, simple, choices, reading_score, True, True, False))
+        return stack
+
+    def _slot_words(
+        self, readings: list[Reading]
+    ) -> list[tuple[str, int, int, str, float, str, float, bool]]:
+        """A slot's Chinese readings as :meth:`_han`'s search makes them words of one character: each
+        one's character, option, step, Simplified form, score, word class and word score, and whether
+        longer words start with it. Made once per set of readings in a document (they come back)."""
+        known_words: dict[int, list[tuple[str, int, int, str, float, str, float, bool]]]
+        known_words = self.doc.memo.setdefault(_SLOT_WORDS, {})
+        found = known_words.get(id(readings))
+        if found is None:
+            found = known_words[id(readings)] = []
+            for which, known, is_prefix in fitting("", readings, lm.han_entries()):
+                char, option, reading_score, step, _, _, reading_simple = readings[which]
+                logp, tag = known if known is not None else (lm.UNKNOWN_HAN, "n")
+                if char != reading_simple:
+                    logp -= lm.variant_cost(char, reading_simple)
+                score = logp + SINGLE_SLOT + reading_score
+                found.append((char, option, step, reading_simple, reading_score, tag, score, is_prefix))
+        return found
+
     def _name_chars(self, start: int) -> tuple[list[Token], list[Token]]:
         """Each Chinese reading of cell ``start`` that names use, as the first character of a name and
         as one that carries a name on (:mod:`.names`): the decoder scores a run of them with the name
@@ -263,13 +301,17 @@ class Lattice:
             end = start + step
             for tag, out in ((names.FIRST, firsts), (names.NEXT, nexts)):
                 state = (tag, char, is_slot)
-                out.append(Token(start, end, tag, score, char, char, is_slot, is_slot, choices, state))
+                out.append(
+                    _new(Token, (start, end, tag, score, char, char, is_slot, is_slot, choices, state))
+                )
         return firsts, nexts
 
     def _latin(self, start: int) -> list[Token]:
         """Latin words from ``start``, ended only where the next cell may hold something else."""
         out: list[Token] = []
         n = len(self.cells)
+        readings, fixed_letter = self.readings, self.fixed_letter
+        word_bonus, word_logp = self.doc.word_bonus, lm.latin_word_logp
         # (next cell, text, choices, score so far, first character from a slot, last one from a slot)
         paths: list[tuple[int, str, tuple[tuple[int, int], ...], float, bool, bool]] = [
             (start, "", (), 0.0, False, False)
@@ -279,7 +321,7 @@ class Lattice:
             for index, text, choices, score, first_slot, _ in paths:
                 if index >= n:
                     continue
-                for char, option, reading_score, step, _, letter, _ in self.readings[index]:
+                for char, option, reading_score, step, _, letter, _ in readings[index]:
                     if not letter:
                         continue
                     following = index + step
@@ -298,21 +340,16 @@ class Lattice:
                 grown.sort(key=lambda path: -path[3])
                 grown = grown[:_MAX_LATIN_PATHS]
             for index, text, choices, score, first_slot, last_slot in grown:
-                if index < n and self.fixed_letter[index]:
+                if index < n and fixed_letter[index]:
                     continue  # the word goes on: it cannot end here
-                bonus = self.doc.word_bonus(text) if choices else 0.0
+                bonus = word_bonus(text) if choices else 0.0
+                last = text[-1]
+                total = word_logp(text) + score + bonus
+                state = ("eng", last, last_slot)
                 out.append(
-                    Token(
-                        start,
-                        index,
-                        "eng",
-                        lm.latin_word_logp(text) + score + bonus,
-                        text[0],
-                        text[-1],
-                        first_slot,
-                        last_slot,
-                        choices,
-                        ("eng", text[-1], last_slot),
+                    _new(
+                        Token,
+                        (start, index, "eng", total, text[0], last, first_slot, last_slot, choices, state),
                     )
                 )
             paths = grown
@@ -320,12 +357,17 @@ class Lattice:
 
     def _other(self, start: int) -> list[Token]:
         out = []
+        chinese = self.doc.chinese
         for char, option, reading_score, step, han, letter, _ in self.readings[start]:
             if han or letter:
                 continue
             following = start + step
             is_slot = option >= 0
-            score = symbols.char_logp(char, chinese=self.doc.chinese)
+            if not is_slot:  # a fixed character: the same token wherever it stands
+                tag, score, state = _fixed_other(char, chinese)
+                out.append(_new(Token, (start, following, tag, score, char, char, False, False, (), state)))
+                continue
+            score = symbols.char_logp(char, chinese=chinese)
             if is_slot:
                 score += reading_score + self._brackets(start, char)
             choices = ((start, option),) if is_slot else ()
@@ -336,6 +378,13 @@ class Lattice:
 
     def _brackets(self, index: int, char: str) -> float:
         return symbols.bracket_bonus(char, self.fixed[:index], self.fixed[index + 1 :])
+
+
+@lru_cache(maxsize=4096)
+def _fixed_other(char: str, chinese: bool) -> tuple[str | None, float, State | None]:
+    """The class, score and following state of a fixed character that is neither Chinese nor a letter."""
+    tag = _tag(char)
+    return tag, symbols.char_logp(char, chinese=chinese), None if tag is None else (tag, char, False)
 
 
 def _tag(char: str) -> str | None:

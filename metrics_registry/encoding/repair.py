@@ -25,6 +25,7 @@ import difflib
 import re
 from typing import NamedTuple
 
+from metrics_registry.encoding import collector
 from metrics_registry.encoding.codepages import CODEPAGES, SUSPECT_RE, Codepage, codepage
 from metrics_registry.encoding.detection import Detection, detect
 from metrics_registry.encoding.findings import Edit, Finding, Kind
@@ -77,6 +78,11 @@ def repair_with_findings(text: str, *, markup: Markup = "auto") -> Repaired:
     """:func:`repair` and :func:`diagnose` in one pass."""
     if isinstance(text, bytes):
         raise TypeError("repair() takes text (str), not bytes: decode the file as UTF-8 first")
+    with collector.paused():  # a repair makes no reference cycles (see there)
+        return _repair_with_findings(text, markup)
+
+
+def _repair_with_findings(text: str, markup: Markup) -> Repaired:
     if _only_quotations(text, markup):
         return Repaired(text, [])
     repaired = _repair_all(text, detect(text))
