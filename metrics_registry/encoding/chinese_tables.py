@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["ChineseTables", "jieba_dictionary", "script_of", "script_sets", "tables"]
+__all__ = ["NUMERALS", "ChineseTables", "jieba_dictionary", "script_of", "script_sets", "tables"]
 
 _HAN_WORD = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
 #: The data files the tables are derived from: a new jieba or wordfreq gives a new cache key.
@@ -51,6 +51,8 @@ class ChineseTables(NamedTuple):
     char_logp: dict[str, float]
     #: Words of Taiwan and Hong Kong usage (:func:`_regional_words`), in Simplified characters.
     regional: frozenset[str]
+    #: How much likelier than elsewhere each character is right after a number (:func:`_after_numeral`).
+    after_numeral: dict[str, float]
 
 
 @cache
@@ -91,7 +93,16 @@ def _build() -> ChineseTables:
     for word in [*wordfreq.get_frequency_dict("zh", wordlist="large"), *regional]:
         if len(word) > 1 and word not in freq and _HAN_WORD.fullmatch(word):
             prefixes.update(word[:end] for end in range(1, len(word)))
-    return ChineseTables(word_tag, transitions, prior, frozenset(prefixes), _char_logp(freq), regional)
+    char_logp = _char_logp(freq)
+    return ChineseTables(
+        word_tag,
+        transitions,
+        prior,
+        frozenset(prefixes),
+        char_logp,
+        regional,
+        _after_numeral(freq, word_tag, char_logp),
+    )
 
 
 #: OpenCC's tables of the phrases Taiwan and Hong Kong write otherwise than the mainland, both ways.
@@ -133,6 +144,39 @@ def _char_logp(freq: dict[str, int]) -> dict[str, float]:
                 counts[ch] += count
     log_total = math.log(sum(counts.values()))
     return {ch: math.log(count) - log_total for ch, count in counts.items()}
+
+
+#: Chinese numerals that start jieba's numeral-and-measure words (三个, 十几岁, 两页).
+NUMERALS = frozenset("一二三四五六七八九十两百千万几零〇半数")
+
+
+def _after_numeral(
+    freq: dict[str, int], word_tag: dict[str, str], char_logp: dict[str, float]
+) -> dict[str, float]:
+    """The characters that follow numbers: log P(char | after a numeral) / P(char), where above 1.
+
+    jieba's dictionary holds numbers with their measure words and units as
+    words of class ``m`` (一个, 三年, 两页, 十几岁), counted as they occur; the
+    character after the numerals, over its share of all text, says how much
+    a number calls for it. An Arabic number in a line calls for the same
+    (16位, 3 页), which the class bigram cannot say: 位, 页 and 镑 are not
+    measure words there, and 低 or 游 won after a number on word frequency
+    alone. Only the characters a number favours are kept: what follows a
+    number in running text (的, 和, 中: "返回 0 的") is not in these words.
+    """
+    after: Counter[str] = Counter()
+    for word, tag in word_tag.items():
+        count = freq.get(word, 0)
+        if tag != "m" or len(word) < 2 or word[0] not in NUMERALS or not count:
+            continue
+        index = 0
+        while index < len(word) and word[index] in NUMERALS:
+            index += 1
+        if index < len(word):
+            after[word[index]] += count
+    total = sum(after.values())
+    lifts = {ch: math.log(n / total) - char_logp[ch] for ch, n in after.items() if ch in char_logp}
+    return {ch: lift for ch, lift in lifts.items() if lift > 0}
 
 
 def _tags(freq: dict[str, int]) -> tuple[dict[str, str], dict[str, dict[str, float]], dict[str, float]]:

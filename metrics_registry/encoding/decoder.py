@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from metrics_registry.encoding import collector, names
 from metrics_registry.encoding import language_model as lm
+from metrics_registry.encoding.chinese_tables import NUMERALS
 from metrics_registry.encoding.lattice import Cell, Lattice, Option, State, Token, traits
 
 __all__ = ["Cell", "Decoded", "Option", "decode"]
@@ -162,6 +163,7 @@ def _forward(
     rows = _ROWS.setdefault(lm.CLASS_WEIGHT, {})
     ngram_bonus, ngrams, unseen = doc.ngram_bonus, doc.ngrams, -math.inf
     name_tags, name_edge, name_first, name_next = names.TAGS, names.edge, names.FIRST, names.NEXT
+    after_numeral = lm.after_numeral()
     for index in range(n):
         frontier = scores[index]
         if not frontier:
@@ -190,6 +192,9 @@ def _forward(
                     if name_gain is None:
                         continue
                     gain += name_gain
+                # After a number (digits, or Chinese numerals, not 一个): its measure word or unit.
+                if tag == "m" and first_slot and (not last_han or last in NUMERALS):
+                    gain += after_numeral.get(traits(first)[2], 0.0)
                 # The document's support for the bigram across the two tokens, when a slot is in it.
                 if (last_slot or first_slot) and last_han and last + first in ngrams:
                     gain += ngram_bonus(last + first)

@@ -38,6 +38,7 @@ from metrics_registry.encoding.symbols import PUNCTUATION, char_logp, is_emoji
 
 __all__ = [
     "DocumentContext",
+    "after_numeral",
     "char_class",
     "char_logp",
     "han_entries",
@@ -212,6 +213,12 @@ def transition(previous: str | None, tag: str | None) -> float:
     if row is None or tag not in row or tag not in prior:
         return 0.0
     return CLASS_WEIGHT * (row[tag] - prior[tag])
+
+
+def after_numeral() -> dict[str, float]:
+    """Simplified characters that follow numbers, with how much likelier a number makes them
+    (log-ratio, above 0): measure words and units (:func:`.chinese_tables._after_numeral`)."""
+    return chinese_tables.tables().after_numeral
 
 
 def simplify(ch: str) -> str:

@@ -84,6 +84,18 @@ def test_class_bigram_ignores_classes_the_model_never_saw() -> None:
     assert lm.transition("d", "v") > 0  # an adverb before a verb: 不 + 加入
 
 
+def test_a_number_calls_for_its_measure_word() -> None:
+    """位 and 低 both lose their middle byte; after a number, 位 is the unit (16位, 32 位), though 低
+    is the likelier word alone. What follows numbers in running text (的) gets nothing."""
+    lifts = lm.after_numeral()
+    assert lifts["位"] > 1 and lifts["页"] > 1 and lifts["个"] > 1
+    assert "的" not in lifts and "低" not in lifts
+    doc = lm.DocumentContext.from_text("")
+    for before in ("使用16", "使用 32 ", "第三"):
+        cells = [*before, _slot("低", "位", "住"), *"的字符"]
+        assert decode(cells, doc).choice[len(before)] == 1, before
+
+
 def test_c1_controls_read_as_their_bytes_in_every_code_page() -> None:
     for name in ("cp1252", "cp1254", "latin-1"):
         page = codepage(name)
