@@ -28,6 +28,7 @@ from typing import NamedTuple
 from metrics_registry.encoding import collector
 from metrics_registry.encoding.codepages import CODEPAGES, SUSPECT_RE, Codepage, codepage
 from metrics_registry.encoding.detection import Detection, detect
+from metrics_registry.encoding.edits import Shift, apply_edits, carried, finding_for, merge_edits
 from metrics_registry.encoding.findings import Edit, Finding, Kind
 from metrics_registry.encoding.lossy import repair_lost_bytes
 from metrics_registry.encoding.markup import Markup
@@ -200,14 +201,14 @@ def _repair_all(text: str, first: Detection | None) -> Repaired:
         if after == current:
             break
         current = after
-    shifts = [_Shift(edits) for edits in passes]
+    shifts = [Shift(edits) for edits in passes]
     newlines = [match.start() for match in re.finditer("\n", text)]
     findings = [
-        _finding(text, newlines, shifts[:i], _carried(e, shifts[i + 1 :]))
+        finding_for(text, newlines, shifts[:i], carried(e, shifts[i + 1 :]))
         for i, edits in enumerate(passes)
         for e in edits
     ]
-    findings += [_finding(text, newlines, shifts, e) for e in remaining]
+    findings += [finding_for(text, newlines, shifts, e) for e in remaining]
     findings.sort(key=lambda f: (f.start, f.end))
     return Repaired(current, findings)
 
@@ -253,7 +254,7 @@ def _ftfy_pass(text: str, first: Detection | None, skip: frozenset[int]) -> tupl
             if fixed != line and fixed.count("\ufffd") <= line.count("\ufffd"):
                 kind, codepage = _describe(plan or [])
                 line_edits = _verified(line, fixed, kind, codepage, pages, nbsp=nbsp)
-                out.append(_apply(line, line_edits))
+                out.append(apply_edits(line, line_edits))
                 edits.extend(e._replace(start=e.start + offset, end=e.end + offset) for e in line_edits)
                 offset += len(line)
                 continue
@@ -261,7 +262,7 @@ def _ftfy_pass(text: str, first: Detection | None, skip: frozenset[int]) -> tupl
         offset += len(line)
     if not edits:
         return text, []  # the same object: the caller can tell that nothing changed
-    return "".join(out), _merge(edits)
+    return "".join(out), merge_edits(edits)
 
 
 def _verified(
@@ -275,7 +276,7 @@ def _verified(
         for tag, a1, a2, b1, b2 in matcher.get_opcodes()
         if tag != "equal"
     ]
-    return [e for e in _merge(raw) if _explains(line[e.start : e.end], e.replacement, pages, nbsp=nbsp)]
+    return [e for e in merge_edits(raw) if _explains(line[e.start : e.end], e.replacement, pages, nbsp=nbsp)]
 
 
 def _explains(
@@ -305,28 +306,6 @@ def _explains(
     return False
 
 
-def _apply(text: str, edits: list[Edit]) -> str:
-    out, position = [], 0
-    for edit in edits:
-        out.append(text[position : edit.start])
-        out.append(edit.replacement)
-        position = edit.end
-    out.append(text[position:])
-    return "".join(out)
-
-
-def _merge(edits: list[Edit]) -> list[Edit]:
-    """Join the pieces difflib splits one fixed fragment into (they touch or nearly do)."""
-    merged: list[Edit] = []
-    for edit in edits:
-        if merged and edit.start - merged[-1].end <= 0:
-            last = merged.pop()
-            merged.append(last._replace(end=edit.end, replacement=last.replacement + edit.replacement))
-        else:
-            merged.append(edit)
-    return merged
-
-
 def _describe(plan: list) -> tuple[Kind, str | None]:
     actions = [(step.action, step.parameter) for step in plan]
     encodings = [param for action, param in actions if action == "encode"]
@@ -338,85 +317,3 @@ def _describe(plan: list) -> tuple[Kind, str | None]:
     if ("transcode", "fix_c1_controls") in actions or ("decode", "windows-1252") in actions:
         return Kind.C1, codepage or "latin-1"
     return Kind.MOJIBAKE, codepage
-
-
-class _Shift:
-    """Maps positions of a pass's output back to its input (the pass made ``edits``, in order)."""
-
-    def __init__(self, edits: list[Edit]) -> None:
-        self.edits = edits
-        self.starts: list[int] = []  # where each replacement starts in the output
-        self.ends: list[int] = []
-        self.deltas: list[int] = []  # output offset minus input offset before each edit
-        delta = 0
-        for edit in edits:
-            self.starts.append(edit.start + delta)
-            self.ends.append(edit.start + delta + len(edit.replacement))
-            self.deltas.append(delta)
-            delta += len(edit.replacement) - (edit.end - edit.start)
-        self.total = delta
-        self.inputs = [edit.start for edit in edits]
-
-    def forward(self, position: int) -> int:
-        """Where ``position`` of the input is in the output (inside a replaced span: its start)."""
-        index = bisect.bisect_right(self.inputs, position) - 1
-        if index < 0:
-            return position
-        edit = self.edits[index]
-        if position < edit.end:
-            return self.starts[index]
-        return position + self.deltas[index] + len(edit.replacement) - (edit.end - edit.start)
-
-    def back(self, position: int, *, is_end: bool) -> int:
-        """Where ``position`` of the output was in the input (a position inside a replacement goes to
-        the start of what it replaced, or to its end for the end of a span)."""
-        if is_end:
-            index = bisect.bisect_left(self.ends, position)
-            if index == len(self.edits):
-                return position - self.total
-            if position <= self.starts[index]:
-                return position - self.deltas[index]
-            return self.edits[index].end
-        index = bisect.bisect_right(self.ends, position)
-        if index == len(self.edits):
-            return position - self.total
-        if position < self.starts[index]:
-            return position - self.deltas[index]
-        return self.edits[index].start
-
-
-def _carried(edit: Edit, later: list[_Shift]) -> Edit:
-    """``edit`` with its spots' places in the output carried through the ``later`` passes."""
-    if not later or not edit.spots:
-        return edit
-    spots = []
-    for spot in edit.spots:
-        at = spot.at
-        if at >= 0:
-            for shift in later:
-                at = shift.forward(at)
-        spots.append(dataclasses.replace(spot, at=at))
-    return edit._replace(spots=tuple(spots))
-
-
-def _finding(text: str, newlines: list[int], earlier: list[_Shift], edit: Edit) -> Finding:
-    """A finding for ``edit``, with its span carried back through the ``earlier`` passes to the input
-    (whose line breaks are at ``newlines``)."""
-    start, end = edit.start, edit.end
-    for shift in reversed(earlier):
-        start, end = shift.back(start, is_end=False), shift.back(end, is_end=True)
-    before = bisect.bisect_left(newlines, start)
-    line = before + 1
-    column = start - (newlines[before - 1] + 1 if before else 0) + 1
-    return Finding(
-        start,
-        end,
-        line,
-        column,
-        edit.kind,
-        text[start:end],
-        edit.replacement,
-        edit.confidence,
-        edit.codepage,
-        edit.spots,
-    )
