@@ -69,13 +69,10 @@ def scan_page(text: str | bytes, *, navigation: bool = True) -> Page:
     same on every page of a language, read on its home page; no page links to them)."""
     from selectolax.lexbor import LexborHTMLParser
 
-    if not navigation:
-        cut = _without_navigation(text.encode("utf-8") if isinstance(text, str) else text)
-        navigation = cut is not None  # nothing left to leave out
-        text = cut if cut is not None else text
-    tree = LexborHTMLParser(text)
+    cut = None if navigation else _without_navigation(text.encode("utf-8") if isinstance(text, str) else text)
+    tree = LexborHTMLParser(text if cut is None else cut)
     page = Page()
-    if not navigation:
+    if not navigation and cut is None:  # the theme's markup not in place: prune the parsed tree
         for node in tree.css(_NAVIGATION):
             node.decompose()
     for node in tree.css(_IDS):
