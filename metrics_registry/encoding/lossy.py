@@ -134,12 +134,14 @@ def _decode_line(
     weight: float | None = None,
     prior: RecurrencePrior | None = None,
     needed: set[int] | None = None,
+    keep_cost: float = 0.0,
 ) -> None:
     """Choose the readings of the line's slots together (:func:`.decoder.decode`), then, with a
     model of word sequences, again among the doubtful ones (:func:`.rescoring.rescore`, with
     ``weight``; a weight of 0 leaves the first pass's choice). ``prior`` adds what the rest of the
     document read where it was sure (:mod:`.recurrence`) to each reading's prior; with ``needed``
     (cells of the line), only those slots are chosen again, the others keeping their reading.
+    ``keep_cost`` is what reading a lone lead byte as the letter it shows costs (:func:`_keep_cost`).
     """
     cells: list[Cell] = []
     for index, cell in enumerate(line):
@@ -152,7 +154,11 @@ def _decode_line(
         bonus = prior.bonus(cell) if prior is not None else None
         cells.append(
             tuple(
-                Option(c.char, c.cost(nbsp_cost) + (bonus[i] if bonus else 0.0), 1 if c.nbsp else 0)
+                Option(
+                    c.char,
+                    c.cost(nbsp_cost) + (bonus[i] if bonus else 0.0) - (keep_cost if c.keep else 0.0),
+                    1 if c.nbsp else 0,
+                )
                 for i, c in enumerate(cell.options)
             )
         )
@@ -181,6 +187,19 @@ def _decode_line(
             at = where[index]
             if not _acceptable(cell, word_around(rendered, at, at + 1), doc):
                 cell.choice = None
+
+
+#: What reading a lone lead byte as the letter it shows costs (nats) in a document that shows no
+#: accented Latin letter intact: there, "é" between Chinese mojibake ("非" = E9 9D 9E with both
+#: continuation bytes dropped) is the lead byte of a Chinese character, not a Vietnamese word, and
+#: a letter kept on a damaged line also makes every finding of that line look quoted (rule 1 of
+#: :mod:`.quotation`), so that the whole line was left as mojibake.
+KEEP_COST = 3.0
+
+
+def _keep_cost(doc: lm.DocumentContext) -> float:
+    """:data:`KEEP_COST` unless the document's intact text holds an accented Latin letter."""
+    return 0.0 if any(lm.is_latin_letter(ch) for ch in doc.chars) else KEEP_COST
 
 
 def _pinned(slot: _Slot, nbsp_cost: float) -> Cell:
@@ -310,15 +329,24 @@ def repair_lost_bytes(
     every_line = _lines(pieces)
     weight = None if model is None else document_weight(_undamaged_han(every_line), model, domain_model)
     lines = [line for line in every_line if any(isinstance(c, _Slot) and c.options for c in line)]
+    keep_cost = _keep_cost(doc)
     for line in lines:
-        _decode_line(line, doc, detection.nbsp_cost, model, domain_model, weight=weight)
+        _decode_line(line, doc, detection.nbsp_cost, model, domain_model, weight=weight, keep_cost=keep_cost)
     # Again, the lines with doubtful slots, with what the document read where it was sure.
     prior = RecurrencePrior(c for line in lines for c in line if isinstance(c, _Slot) and c.options)
     for line in lines:
         needed = {i for i, c in enumerate(line) if isinstance(c, _Slot) and c.options and prior.helps(c)}
         if needed:
             _decode_line(
-                line, doc, detection.nbsp_cost, model, domain_model, weight=weight, prior=prior, needed=needed
+                line,
+                doc,
+                detection.nbsp_cost,
+                model,
+                domain_model,
+                weight=weight,
+                prior=prior,
+                needed=needed,
+                keep_cost=keep_cost,
             )
     return _edits(text, pieces, detection)
 
