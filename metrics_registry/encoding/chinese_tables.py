@@ -24,7 +24,15 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["NUMERALS", "ChineseTables", "jieba_dictionary", "script_of", "script_sets", "tables"]
+__all__ = [
+    "NUMERALS",
+    "ChineseTables",
+    "jieba_dictionary",
+    "script_of",
+    "script_sets",
+    "source_files",
+    "tables",
+]
 
 _HAN_WORD = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
 #: The data files the tables are derived from: a new jieba or wordfreq gives a new cache key.
@@ -70,10 +78,11 @@ def tables() -> ChineseTables:
     """The tables, from the cache when an earlier run built them with the same data."""
     from metrics_registry.cache import cache_key, memo
 
-    return memo(cache_key(_source_files(), 64 << 20, purpose="chinese-tables"), _build)
+    return memo(cache_key(source_files(), 64 << 20, purpose="chinese-tables"), _build)
 
 
-def _source_files() -> list[Path]:
+def source_files() -> list[Path]:
+    """The installed data files the tables are derived from (empty if jieba or wordfreq is missing)."""
     files = []
     for package, name in _SOURCES:
         spec = importlib.util.find_spec(package)

@@ -28,6 +28,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
@@ -52,6 +53,7 @@ __all__ = [
     "script_of",
     "simplify",
     "transition",
+    "use_model_words",
     "variant_cost",
 ]
 
@@ -160,7 +162,10 @@ def han_word(word: str) -> tuple[float, str] | None:
     count = freq.get(word, 0)
     modern = _chinese_wordfreq().get(word, 0.0)
     if not count and not modern:
-        return (REGIONAL_WORD, "nz") if word in chinese_tables.tables().regional else None
+        if word in chinese_tables.tables().regional:
+            return REGIONAL_WORD, "nz"
+        model = _model_words.words.get(word)
+        return None if model is None else (model, "n")
     logp = max(math.log(count) - log_total if count else -math.inf, math.log(modern) if modern else -math.inf)
     return logp, chinese_tables.tables().word_tag.get(word, "n")
 
@@ -168,7 +173,43 @@ def han_word(word: str) -> tuple[float, str] | None:
 def han_prefix(text: str) -> bool:
     """Whether some dictionary word starts with ``text`` (Simplified characters); the lattice stops
     extending a word as soon as none does."""
-    return text in chinese_tables.jieba_dictionary()[0] or text in chinese_tables.tables().prefixes
+    return (
+        text in chinese_tables.jieba_dictionary()[0]
+        or text in chinese_tables.tables().prefixes
+        or text in _model_words.prefixes
+    )
+
+
+#: The words of the word sequence model (:mod:`.word_ngrams`) in use that no list above holds, with
+#: their log-probabilities, and their prefixes; the first item says whose they are.
+@dataclass
+class _ModelWords:
+    owner: object = None
+    words: dict[str, float] = field(default_factory=dict)
+    prefixes: frozenset[str] = frozenset()
+
+
+_model_words = _ModelWords()
+
+
+def use_model_words(owner: object, words: Callable[[], dict[str, float]]) -> bool:
+    """Read the words of ``owner`` (a word sequence model, or ``None``: none) as dictionary words
+    too; ``words`` gives them (Simplified, with natural log-probabilities) when ``owner`` is new.
+
+    jieba's and wordfreq's lists lack words the model was trained on, most of them technical
+    ("套接字", socket, was read "套接受", a word jieba knows followed by one it does not): the first
+    pass never offered the second such a word, however much likelier the model found it.
+    Returns whether the words changed (what callers remember of the old ones is then stale).
+    """
+    if _model_words.owner is owner:
+        return False
+    known = words() if owner is not None else {}
+    _model_words.owner, _model_words.words = owner, known
+    _model_words.prefixes = frozenset(word[:end] for word in known for end in range(1, len(word)))
+    # What was looked up with the old words is stale.
+    han_word.cache_clear()
+    han_entries().clear()
+    return True
 
 
 class _HanEntries(dict[str, tuple[tuple[float, str] | None, bool]]):
@@ -185,10 +226,16 @@ class _HanEntries(dict[str, tuple[tuple[float, str] | None, bool]]):
         # Most texts asked about are neither words nor prefixes: two set lookups tell, and
         # han_word() would say None anyway for a text that neither list holds.
         listed = (
-            text in jieba_words or text in _chinese_wordfreq() or text in chinese_tables.tables().regional
+            text in jieba_words
+            or text in _chinese_wordfreq()
+            or text in chinese_tables.tables().regional
+            or text in _model_words.words
         )
         known = han_word(text) if listed else None
-        entry = self[text] = (known, text in jieba_words or text in chinese_tables.tables().prefixes)
+        prefix = (
+            text in jieba_words or text in chinese_tables.tables().prefixes or text in _model_words.prefixes
+        )
+        entry = self[text] = (known, prefix)
         return entry
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from metrics_registry.encoding import calibration, domain, word_ngrams
+from metrics_registry.encoding import calibration, domain, readings, word_ngrams
 from metrics_registry.encoding import language_model as lm
 from metrics_registry.encoding.candidates import Candidate, candidates
 from metrics_registry.encoding.decoder import Cell, Option, decode
@@ -325,6 +325,10 @@ def repair_lost_bytes(
     pieces = _pieces(text, detection)
     doc = lm.DocumentContext.from_text(_render(pieces))
     model = word_ngrams.active() if doc.chinese or doc.traditional or doc.simplified else None
+    if (doc.chinese or doc.traditional or doc.simplified) and lm.use_model_words(
+        model, model.new_words if model is not None else dict
+    ):
+        readings.FITTING.clear()
     domain_model = domain.active() if model is not None else None
     every_line = _lines(pieces)
     weight = None if model is None else document_weight(_undamaged_han(every_line), model, domain_model)

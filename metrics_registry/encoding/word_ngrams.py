@@ -25,6 +25,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+from metrics_registry.encoding import chinese_tables
+from metrics_registry.encoding import language_model as lm
 from metrics_registry.encoding.domain import DomainModel, splits, words
 from metrics_registry.encoding.domain import active as active_field
 
@@ -82,6 +84,7 @@ class ChineseWordModel:
         self._run = lru_cache(maxsize=100_000)(self._score_run)
         self._known_words = lru_cache(maxsize=100_000)(self._split)
         self._readings = lru_cache(maxsize=100_000)(self._both_readings)
+        self._new_words: dict[str, float] | None = None
 
     def score(self, text: str, domain: DomainModel | None = None) -> float:
         """Natural log-probability of the Chinese runs of ``text`` (Traditional read as Simplified);
@@ -93,7 +96,7 @@ class ChineseWordModel:
         self._model.NullContextWrite(state)  # a run starts mid-sentence as often as not
         total = 0.0
         previous = None
-        for word in words(run):
+        for word in self._joined(words(run)):
             canonical, *others = self._readings(word)
             general, following = self._walk(canonical, state)  # log10 of the word: its pieces in a row
             for other in others:
@@ -107,6 +110,49 @@ class ChineseWordModel:
                 total += domain.mix(word, previous, general)
                 previous = domain.history(word)
         return total
+
+    def _joined(self, cut: list[str]) -> list[str]:
+        """jieba's words of a run, neighbours joined where the model knows them as one word that
+        jieba's dictionary lacks (套接 字 -> 套接字, which the model would otherwise score as 套接
+        followed by an unlikely 字, preferring 套接受)."""
+        joined = self.new_words()
+        if len(cut) < 2 or not joined:
+            return cut
+        out: list[str] = []
+        index = 0
+        while index < len(cut):
+            for width in (3, 2):
+                candidate = "".join(cut[index : index + width])
+                if index + width <= len(cut) and candidate in joined:
+                    out.append(candidate)
+                    index += width
+                    break
+            else:
+                out.append(cut[index])
+                index += 1
+        return out
+
+    def new_words(self) -> dict[str, float]:
+        """The model's Chinese words of :data:`_MIN_NEW_WORD` characters or more that jieba's and
+        wordfreq's lists lack (about 13,000 of libime's 165,000: 套接字, 沉浸式), with their natural
+        log-probability as unigrams, for the first pass to offer
+        (:func:`.language_model.use_model_words`). Kept in the user's cache (:mod:`metrics_registry.cache`,
+        keyed by the model file and the lists): finding them takes seconds."""
+        if self._new_words is None:
+            from metrics_registry.cache import cache_key, memo
+
+            files = [*chinese_tables.source_files(), self.path]
+            key = cache_key(files, 64 << 20, purpose="zh-lm-new-words")
+            self._new_words = memo(key, self._find_new_words)
+        return self._new_words
+
+    def _find_new_words(self) -> dict[str, float]:
+        known = lm.han_word
+        out: dict[str, float] = {}
+        for word in _vocabulary(self.path):
+            if len(word) >= _MIN_NEW_WORD and _HAN_RUN.fullmatch(word) and known(word) is None:
+                out[word] = self._model.score(word, bos=False, eos=False) * _LN10
+        return out
 
     def _walk(self, pieces: tuple[str, ...], state: Any) -> tuple[float, Any]:
         """log10 P(pieces, one after the other | state), and the state after them."""
@@ -144,6 +190,25 @@ class ChineseWordModel:
                 if score > best[0]:
                     best = (score, pieces)
         return best[1]
+
+
+#: Shortest of the model's words the first pass reads (:meth:`ChineseWordModel.new_words`): its
+#: words of two characters that the lists lack are mostly reduplications and rare pairs (萋萋, 做多)
+#: that took the place of transliterated names (苏苏, 博多) in the benchmark's CLDR lists.
+_MIN_NEW_WORD = 3
+
+
+def _vocabulary(path: Path) -> list[str]:
+    """The words of a KenLM binary model: its last section, NUL-separated from ``<unk>`` on (the
+    Python module cannot list them). Empty if the file does not end that way."""
+    data = path.read_bytes()
+    start = data.rfind(b"\0<unk>\0")
+    if start < 0 or not data.endswith(b"\0"):
+        return []
+    try:
+        return data[start + 1 : -1].decode("utf-8").split("\0")[1:]
+    except UnicodeDecodeError:
+        return []
 
 
 #: Longest dictionary word split into the model's words (longer ones go character by character).

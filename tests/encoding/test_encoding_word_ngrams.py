@@ -127,3 +127,32 @@ def test_using_none_restores_the_model_afterwards(model: word_ngrams.ChineseWord
     with word_ngrams.using(None):
         assert word_ngrams.active() is None
     assert word_ngrams.active() is model
+
+
+#: 套接字 (socket) is in the model's vocabulary, not in jieba's or wordfreq's lists; 字 lost its soft
+#: hyphen (AD) to Windows-1254, and 受 (E5 8F 97) is a reading of what is left.
+SOCKET = "本命令使用套接字连接服务器。"
+
+
+def test_the_models_own_words_are_read_as_words(model: word_ngrams.ChineseWordModel) -> None:
+    new = model.new_words()
+    assert "套接字" in new and new["套接字"] < 0
+    assert all(len(word) >= 3 for word in new)
+    assert "参考模型" not in new  # jieba has it: only the words the lists lack
+    # jieba cuts 套接 字; the model scores the word it knows, which beats 套接受 again.
+    assert model.score("套接字是") > model.score("套接受是")
+    assert repair(mojibake(SOCKET, "cp1254", lossy=True)) == SOCKET
+
+
+def test_without_the_model_its_words_are_not_offered(model: word_ngrams.ChineseWordModel) -> None:
+    with word_ngrams.using(None):
+        assert repair(mojibake(SOCKET, "cp1254", lossy=True)) != SOCKET
+    assert repair(mojibake(SOCKET, "cp1254", lossy=True)) == SOCKET  # and back once it is in use again
+
+
+def test_a_file_that_does_not_end_with_a_vocabulary_has_none(tmp_path: Path) -> None:
+    odd = tmp_path / "zh_CN.lm"
+    odd.write_bytes(b"\x00<unk>\x00\xff\xfe\x00")  # not UTF-8
+    assert word_ngrams._vocabulary(odd) == []
+    odd.write_bytes(b"no vocabulary here")
+    assert word_ngrams._vocabulary(odd) == []
