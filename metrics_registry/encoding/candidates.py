@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
 
-from metrics_registry.encoding.language_model import is_junk
+from metrics_registry.encoding.language_model import DocumentContext, is_junk, is_latin_letter
 from metrics_registry.encoding.utf8 import Unit
 
-__all__ = ["Candidate", "candidates"]
+__all__ = ["KEEP_COST", "Candidate", "candidates", "keep_cost"]
 
 #: Units that lost more bytes than this are left alone: too many readings fit.
 MAX_MISSING = 2
@@ -119,3 +119,16 @@ def _candidates(
             if char not in found or candidate.cost(2.5) > found[char].cost(2.5):
                 found[char] = candidate
     return tuple(sorted(found.values(), key=lambda c: (-c.cost(2.5), c.char)))
+
+
+#: What reading a lone lead byte as the letter it shows costs (nats) in a document that shows no
+#: accented Latin letter intact: there, "é" between Chinese mojibake ("非" = E9 9D 9E with both
+#: continuation bytes dropped) is the lead byte of a Chinese character, not a Vietnamese word, and
+#: a letter kept on a damaged line also makes every finding of that line look quoted (rule 1 of
+#: :mod:`.quotation`), so that the whole line was left as mojibake.
+KEEP_COST = 3.0
+
+
+def keep_cost(doc: DocumentContext) -> float:
+    """:data:`KEEP_COST` unless the document's intact text holds an accented Latin letter."""
+    return 0.0 if any(is_latin_letter(ch) for ch in doc.chars) else KEEP_COST

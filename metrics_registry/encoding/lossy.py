@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from metrics_registry.encoding import calibration, domain, readings, word_ngrams
+from metrics_registry.encoding import calibration, candidates, domain, readings, word_ngrams
 from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding.candidates import Candidate, candidates
+from metrics_registry.encoding.candidates import Candidate
 from metrics_registry.encoding.decoder import Cell, Option, decode
 from metrics_registry.encoding.detection import Detection, Stretch, detect, word_around
 from metrics_registry.encoding.domain import DomainModel
@@ -86,7 +86,7 @@ def _pieces(text: str, detection: Detection) -> list[str | _Slot]:
                 pieces.append(unit.decode())
             else:
                 original = text[start : sub.base + unit.end]
-                options = candidates(unit, detection.droppable, detection.undefined)
+                options = candidates.candidates(unit, detection.droppable, detection.undefined)
                 if not sub.definite and len(original) == 1 and not unit.holes:
                     # A lone lead byte may be a letter in its own right ("café"): keeping it is a reading.
                     options = [Candidate(original, 0, nbsp=False, keep=True), *options]
@@ -141,7 +141,8 @@ def _decode_line(
     ``weight``; a weight of 0 leaves the first pass's choice). ``prior`` adds what the rest of the
     document read where it was sure (:mod:`.recurrence`) to each reading's prior; with ``needed``
     (cells of the line), only those slots are chosen again, the others keeping their reading.
-    ``keep_cost`` is what reading a lone lead byte as the letter it shows costs (:func:`_keep_cost`).
+    ``keep_cost`` is what reading a lone lead byte as the letter it shows costs
+    (:func:`.candidates.keep_cost`).
     """
     cells: list[Cell] = []
     for index, cell in enumerate(line):
@@ -187,19 +188,6 @@ def _decode_line(
             at = where[index]
             if not _acceptable(cell, word_around(rendered, at, at + 1), doc):
                 cell.choice = None
-
-
-#: What reading a lone lead byte as the letter it shows costs (nats) in a document that shows no
-#: accented Latin letter intact: there, "é" between Chinese mojibake ("非" = E9 9D 9E with both
-#: continuation bytes dropped) is the lead byte of a Chinese character, not a Vietnamese word, and
-#: a letter kept on a damaged line also makes every finding of that line look quoted (rule 1 of
-#: :mod:`.quotation`), so that the whole line was left as mojibake.
-KEEP_COST = 3.0
-
-
-def _keep_cost(doc: lm.DocumentContext) -> float:
-    """:data:`KEEP_COST` unless the document's intact text holds an accented Latin letter."""
-    return 0.0 if any(lm.is_latin_letter(ch) for ch in doc.chars) else KEEP_COST
 
 
 def _pinned(slot: _Slot, nbsp_cost: float) -> Cell:
@@ -333,7 +321,7 @@ def repair_lost_bytes(
     every_line = _lines(pieces)
     weight = None if model is None else document_weight(_undamaged_han(every_line), model, domain_model)
     lines = [line for line in every_line if any(isinstance(c, _Slot) and c.options for c in line)]
-    keep_cost = _keep_cost(doc)
+    keep_cost = candidates.keep_cost(doc)
     for line in lines:
         _decode_line(line, doc, detection.nbsp_cost, model, domain_model, weight=weight, keep_cost=keep_cost)
     # Again, the lines with doubtful slots, with what the document read where it was sure.

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from metrics_registry.encoding import language_model as lm
-from metrics_registry.encoding import lossy, repair
+from metrics_registry.encoding import repair
 from metrics_registry.encoding.damage import mojibake
 
 #: 非 is E9 9D 9E: Windows-1254 leaves both continuation bytes undefined, so only "é" remains.
@@ -15,8 +14,3 @@ def test_a_lone_lead_byte_in_chinese_mojibake_is_not_kept_as_a_letter() -> None:
     assert ". é UNIX" in damaged  # the case: the character lost every byte but its lead
     # Kept as "é", it was clean text on the line, and the line's every finding a quotation.
     assert repair(damaged) == _MANUAL
-
-
-def test_a_document_with_accented_letters_intact_may_keep_one() -> None:
-    assert lossy._keep_cost(lm.DocumentContext.from_text("Tiếng Việt và 中文")) == 0.0
-    assert lossy._keep_cost(lm.DocumentContext.from_text("只有中文 and ASCII")) == lossy.KEEP_COST
