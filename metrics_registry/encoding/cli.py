@@ -57,7 +57,8 @@ def _read(path: str) -> str:
 
 
 def _field_counts(paths: tuple[str, ...]) -> DomainModel | None:
-    """The field's word counts to repair with: the bundled ones, plus the Chinese of ``paths``."""
+    """The field's word counts to repair with: the bundled ones, plus the Chinese of ``paths``, which
+    weighs as the project's own counts do (:data:`.domain.PROJECT_WEIGHT`)."""
     bundled = domain.active()
     if not paths:
         return bundled
@@ -65,7 +66,7 @@ def _field_counts(paths: tuple[str, ...]) -> DomainModel | None:
         own = DomainModel.from_texts([_read(path) for path in paths])
     except _Unreadable as error:
         _fail(str(error))
-    return own if bundled is None else bundled.plus(own)
+    return own if bundled is None else bundled.plus(own.times(domain.PROJECT_WEIGHT))
 
 
 def _expand(paths: tuple[str, ...]) -> list[str]:

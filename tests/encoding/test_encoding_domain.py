@@ -86,14 +86,15 @@ def test_the_fields_words_win_where_the_general_model_prefers_others(sentence: s
 def test_the_field_speaks_for_a_word_it_only_knows_in_pieces(
     sentence: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """jieba reads "几百步" as one word; the counts hold "几百" and "步", and the general model
-    prefers "几百来" ("a few hundred or so")."""
+    """jieba reads "几百步" as one word; the project's counts hold "几百" and "步", and the general
+    model prefers "几百来" ("a few hundred or so"). The project's counts alone: with the programs'
+    messages added (:data:`.domain.MESSAGES`, where 来 is common) the first sentence tips to 来."""
     assert word_ngrams.active() is not None, word_ngrams.describe()
-    bundled = domain.active()
-    assert bundled is not None
+    project = DomainModel.read(domain.BUNDLED)
     damaged = mojibake(sentence, "cp1254", lossy=True)
-    assert repair(damaged) == sentence
-    whole_words_only = DomainModel(bundled.unigrams, bundled.bigrams)
+    with domain.using(project):
+        assert repair(damaged) == sentence
+    whole_words_only = DomainModel(project.unigrams, project.bigrams)
     monkeypatch.setattr(whole_words_only, "pieces", lambda word: (word,))
     with domain.using(whole_words_only):
         assert repair(damaged) != sentence
@@ -109,3 +110,23 @@ def test_a_project_can_bring_its_own_counts(sentence: str) -> None:
     own = DomainModel.from_texts(["词元数量按词元计算。每个词元对应一个编号。被裁剪的词元所占的比例。"])
     with domain.using(own):
         assert repair(damaged) == sentence
+
+
+def test_the_programs_messages_are_counted_with_the_project_weighing_more() -> None:
+    project, messages = DomainModel.read(domain.BUNDLED), DomainModel.read(domain.MESSAGES)
+    bundled = domain.bundled()
+    assert bundled is not None and bundled is domain.active()
+    for word in ("子句", "均值"):  # a word of the messages (SQL's clause), one of the project's
+        expected = domain.PROJECT_WEIGHT * project.unigrams[word] + messages.unigrams[word]
+        assert bundled.unigrams[word] == expected > 0
+    assert messages.unigrams["子句"] > project.unigrams["子句"]
+
+
+@pytest.mark.system("libime-data-language-model")
+def test_the_messages_read_words_of_manual_pages_the_project_never_uses() -> None:
+    """ "子句" (clause) in PostgreSQL's manual: the project's counts and the general model read "子名"."""
+    sentence = "这个可选的子句声明新表中的行是否应该拥有OID。"
+    damaged = mojibake(sentence, "cp1254", lossy=True)
+    assert repair(damaged) == sentence
+    with domain.using(DomainModel.read(domain.BUNDLED)):
+        assert repair(damaged) != sentence
