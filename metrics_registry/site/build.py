@@ -1,7 +1,8 @@
 """``metrics-registry build``: generate the pages, then run MkDocs per language.
 
-One MkDocs build per language (a small generated config that INHERITs the
-repository's ``mkdocs.yml``), run in parallel; the research behind this
+One process per language, all in parallel, generates its pages and runs MkDocs
+with a small generated config that INHERITs the repository's ``mkdocs.yml``
+(:mod:`metrics_registry.site.language_build`); the research behind this
 choice is summarised in docs/en/contributing/site.md. After MkDocs, the
 build adds what MkDocs does not make: the root pages (language chooser,
 404, sitemap index), the machine-readable registry, and a link check over
@@ -13,33 +14,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from metrics_registry.links import family_markdown
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
-from metrics_registry.site import hooks
-from metrics_registry.site.assets import copy_assets, katex_dist
-from metrics_registry.site.generate import generate_pages
-from metrics_registry.site.incremental import generation_key, inputs_digest, record, registry_digest, reusable
-from metrics_registry.site.languages import DEFAULT_LANGUAGE, SITE_LANGUAGES
+from metrics_registry.site.assets import katex_dist
+from metrics_registry.site.incremental import generation_key, inputs_digest, registry_digest, reusable
+from metrics_registry.site.language_build import BuildJob, LanguageRun, run_language, write_job
+from metrics_registry.site.language_config import published_url
+from metrics_registry.site.languages import SITE_LANGUAGES
 from metrics_registry.site.linkcheck import Page, check_links, scan_folder
 from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
 from metrics_registry.site.rootpages import write_root_pages
-from metrics_registry.site.sanitize import clean_text
-from metrics_registry.site.theme import theme_settings
 
 __all__ = ["BuildError", "BuildReport", "OutputRefused", "build_site", "data_files", "find_project_root"]
-
-
-#: The metric pages (``reference/<family>/<slug>.md``), as a gitignore pattern for MkDocs' ``not_in_nav``.
-METRIC_PAGES = "/reference/*/*.md"
 
 
 class BuildError(RegistryError):
@@ -48,9 +39,9 @@ class BuildError(RegistryError):
 
 @dataclass
 class BuildReport:
-    """What a build did and where its time went: generating the pages (summed over languages),
-    waiting for MkDocs beyond that (its builds overlap the generation of the next language), and
-    the steps after MkDocs (root pages, link check)."""
+    """What a build did and where its time went: generating the pages (until every language's
+    were ready: they are generated side by side), MkDocs beyond that, and the steps after
+    MkDocs (root pages, link check)."""
 
     output: Path
     seconds_generate: float
@@ -106,128 +97,6 @@ def data_files(registry: Registry, root: Path | None = None) -> dict[str, str]:
     return files
 
 
-def _nav(registry: Registry, docs: Path, gettext: Callable[[str], str]) -> list[object]:
-    """The navigation, with section titles in the page's language (page titles come from the pages).
-
-    The titles come from a catalog and the theme writes them as HTML: plain text only.
-    """
-
-    def _(message: str) -> str:
-        return clean_text(gettext(message))
-
-    def pages(folder: str) -> list[str]:
-        return sorted(p.relative_to(docs).as_posix() for p in (docs / folder).glob("*.md"))
-
-    reference: list[object] = [family_markdown(family_id) for family_id in registry.families]
-    reference += pages("notes")
-    if (docs / "api.md").exists():
-        reference.append("api.md")
-    nav: list[object] = [
-        {_("Home"): "index.md"},
-        {_("Guides"): ["reading-a-run.md", "legacy-names.md", "metrics.md"]},
-        {_("Reference"): reference},
-    ]
-    # the index, then one page per concept in the concept list's order (site/concept_pages.py)
-    concepts = [f"concepts/{concept_id}.md" for concept_id in registry.concepts]
-    concepts = [page for page in ("concepts/index.md", *concepts) if (docs / page).is_file()]
-    if concepts:
-        nav.append({_("Across frameworks"): concepts})
-    if pages("tools"):
-        nav.append({_("Tools"): pages("tools")})
-    nav.append({_("Contributing"): pages("contributing")})
-    return nav
-
-
-def _site_url(root: Path, site_url: str | None) -> str:
-    if site_url is None:
-        from mkdocs.config import load_config  # only read, to honour the repository's setting
-
-        site_url = load_config(str(root / "mkdocs.yml")).site_url or "http://127.0.0.1:8000/"
-    return site_url if site_url.endswith("/") else site_url + "/"
-
-
-def _config(
-    root: Path,
-    work: Path,
-    *,
-    docs: Path,
-    output: Path,
-    lang: str,
-    codes: tuple[str, ...],
-    base_url: str,
-    nav: list[object],
-    gettext: Callable[[str], str],
-    trusted: frozenset[str] = frozenset(),
-) -> dict[str, object]:
-    """The MkDocs config of one language (JSON is valid YAML, and needs no YAML writer here)."""
-    languages = [
-        {
-            "code": other.code,
-            "name": other.name,
-            "hreflang": other.hreflang,
-            "url": f"{base_url}{other.code}/",
-            "path": f"../{other.code}/",  # relative to this language's root, for the switcher
-            "default": other.code == DEFAULT_LANGUAGE,
-            "current": other.code == lang,
-        }
-        for other in SITE_LANGUAGES
-        if other.code in codes
-    ]
-    texts = theme_settings(gettext)  # site name, footer, palette, permalinks... in this language
-    return {
-        **texts,
-        "INHERIT": os.path.relpath(root / "mkdocs.yml", work),
-        "docs_dir": os.path.relpath(docs, work),
-        "site_dir": str(output / lang),
-        "site_url": f"{base_url}{lang}/",
-        "theme": {
-            **texts["theme"],  # type: ignore[dict-item]
-            "name": "material",
-            "language": lang,
-            "custom_dir": str(root / "docs" / "overrides"),
-        },
-        # extra.alternate turns Material's language switcher on; its entries are
-        # replaced by the page-level links of docs/overrides/partials/alternate.html
-        "extra": {
-            **texts["extra"],  # type: ignore[dict-item]
-            "alternate": [
-                {"name": item["name"], "link": item["path"], "lang": item["code"]} for item in languages
-            ],
-            "site_languages": languages,
-            # every other page carries untrusted text: the hook cleans it
-            hooks.TRUSTED_PAGES_KEY: sorted(trusted),
-        },
-        **_api_templates(root),
-        "hooks": [hooks.__file__],
-        "nav": nav,
-        # each metric's page: linked from its family's index, not listed in the navigation
-        # (which every page repeats); see metrics_registry/links.py
-        "not_in_nav": METRIC_PAGES,
-    }
-
-
-def _api_templates(root: Path) -> dict[str, object]:
-    """The project's mkdocstrings templates (the API page's source code out of the search index)."""
-    templates = root / "docs" / "mkdocstrings"
-    if not templates.is_dir():  # a project without the API page's templates keeps mkdocstrings' own
-        return {}
-    return {"plugins": {"mkdocstrings": {"custom_templates": str(templates)}}}
-
-
-def _mkdocs(config: Path, locks: tuple[int, ...] = ()) -> tuple[int, str, float]:
-    started = time.perf_counter()
-    process = subprocess.run(
-        # no --quiet: MkDocs only counts the warnings it logs, so quiet would hide them from --strict
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "NO_COLOR": "1", "NO_MKDOCS_2_WARNING": "1"},
-        pass_fds=locks,
-    )
-    return process.returncode, process.stderr + process.stdout, time.perf_counter() - started
-
-
 def build_site(
     registry: Registry,
     *,
@@ -272,18 +141,26 @@ def build_site(
 
 
 def _finish_mkdocs(
-    futures: list[Future[tuple[int, str, float]]], codes: tuple[str, ...], output: Path
-) -> tuple[list[tuple[int, str, float]], dict[str, Page]]:
-    """Each language's MkDocs result, and its pages read for the link check as soon as MkDocs
-    wrote them, while the other languages are still being built (a core is free as soon as one
+    futures: list[Future[LanguageRun]], codes: tuple[str, ...], output: Path
+) -> tuple[list[LanguageRun], dict[str, Page]]:
+    """Each language's run, and its pages read for the link check as soon as MkDocs wrote
+    them, while the other languages are still being built (a core is free as soon as one
     language is done)."""
     language = dict(zip(futures, codes, strict=True))
     scanned: dict[str, Page] = {}
     for future in as_completed(futures):
-        code, _, _ = future.result()
-        if code == 0:
+        if future.exception() is None and future.result().code == 0:
             scanned.update(scan_folder(output, language[future]))
     return [future.result() for future in futures], scanned
+
+
+def _data_for(registry: Registry, root: Path, job: BuildJob, codes: tuple[str, ...]) -> dict[str, str]:
+    """The registry's data files: made again when a language is generated, else read back."""
+    generated = [lang for lang in codes if lang not in job.reused]
+    if generated or not codes:
+        return data_files(registry, root)
+    docs = job.work / "docs" / codes[0]
+    return {name: (docs / name).read_text(encoding="utf-8") for name in job.reused[codes[0]]["data"]}
 
 
 def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
@@ -297,66 +174,54 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
     locks: tuple[int, ...],
 ) -> BuildReport:
     """The build itself, into ``output`` (a fresh folder that :func:`build_site` swaps in);
-    ``languages`` are the ones to build and the ones already there (kept from the previous site)."""
-    from metrics_registry.i18n.translate import UiTranslations, load_catalog
+    ``languages`` are the ones to build and the ones already there (kept from the previous site).
 
+    Every language is built in a process of its own, all at once (its pages generated, then
+    MkDocs: :mod:`metrics_registry.site.language_build`), while this one makes the data files.
+    """
     codes, kept = languages
-    listed = tuple(language.code for language in SITE_LANGUAGES if language.code in codes + kept)
-    base_url = _site_url(root, site_url)
-    started = time.perf_counter()
-    configs = []
-    pages = 0
-    generating = 0.0
-    data: dict[str, str] | None = None  # the exports, made when a language is generated
+    started, began_at = time.perf_counter(), time.time()
     inputs = inputs_digest(registry_digest(registry), root, katex_dist(root))
-    futures = []
-    # Each language's MkDocs starts as soon as its pages are written, while the next language's are
-    # generated: generation is one core's work, and MkDocs runs in its own process.
+    reused = {
+        lang: record
+        for lang in codes
+        if (record := reusable(work / "docs" / lang, generation_key(inputs, lang))) is not None
+    }
+    job = BuildJob(
+        registry=registry,
+        root=root,
+        work=work,
+        output=output,
+        listed=tuple(language.code for language in SITE_LANGUAGES if language.code in codes + kept),
+        base_url=published_url(root, site_url),
+        inputs=inputs,
+        reused=reused,
+    )
+    job_path = write_job(job)
+    data_json: Future[bytes] = Future()
+    reused_input: Future[bytes] = Future()
+    reused_input.set_result(b"")
     with ThreadPoolExecutor(max_workers=jobs or len(codes)) as pool:
-        for lang in codes:
-            began = time.perf_counter()
-            docs = work / "docs" / lang
-            key = generation_key(inputs, lang)
-            kept = reusable(docs, key)
-            if kept is None:
-                written = generate_pages(registry, root, docs, lang=lang)
-                copy_assets(root, docs)
-                data = data_files(registry, root) if data is None else data
-                for name, text in data.items():  # next to the pages that link to them
-                    (docs / name).write_text(text, encoding="utf-8")
-                kept = {"pages": len(written), "trusted": sorted(written.trusted), "data": sorted(data)}
-                record(docs, key, kept)
-            elif data is None:  # the exports this folder holds, for the root pages
-                data = {name: (docs / name).read_text(encoding="utf-8") for name in kept["data"]}
-            pages += int(kept["pages"])
-            ui = UiTranslations(lang, load_catalog(root, lang, "ui")) if lang != "en" else None
-            gettext = ui.gettext if ui else (lambda message: message)
-            nav = _nav(registry, docs, gettext)
-            path = work / f"mkdocs.{lang}.yml"
-            config = _config(
-                root,
-                work,
-                docs=docs,
-                output=output,
-                lang=lang,
-                codes=listed,
-                base_url=base_url,
-                nav=nav,
-                gettext=gettext,
-                trusted=frozenset(kept["trusted"]),
-            )
-            path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
-            configs.append(path)
-            generating += time.perf_counter() - began
-            futures.append(pool.submit(_mkdocs, path, locks))
+        futures = [
+            pool.submit(run_language, job_path, lang, reused_input if lang in reused else data_json, locks)
+            for lang in codes
+        ]
+        try:
+            data = _data_for(registry, root, job, codes)
+        except BaseException as error:  # the languages waiting for the data stop
+            data_json.set_exception(error)
+            raise
+        data_json.set_result(json.dumps(data, ensure_ascii=False).encode("utf-8"))
         results, scanned = _finish_mkdocs(futures, codes, output)
-    for config, (code, log, _) in zip(configs, results, strict=True):
-        if code != 0:
-            lines = [line for line in log.splitlines() if line.strip()]
+    for lang, run in zip(codes, results, strict=True):
+        if run.code != 0:
+            lines = [line for line in run.log.splitlines() if line.strip()]
             problems = [line for line in lines if line.startswith(("WARNING", "ERROR"))] or lines[-5:]
-            raise BuildError(f"MkDocs failed for {config.name}: " + " | ".join(problems[:10]))
+            raise BuildError(f"MkDocs failed for mkdocs.{lang}.yml: " + " | ".join(problems[:10]))
     built = time.perf_counter()
-    write_root_pages(output, listed, data or data_files(registry, root), base_url)
+    ready = max((run.ready_at for run in results), default=began_at) - began_at
+    generating = min(max(ready, 0.0), built - started)
+    write_root_pages(output, job.listed, data, job.base_url)
     problems = check_links(output, scanned=scanned)
     if problems:
         shown = "\n  ".join(str(problem) for problem in problems[:20])
@@ -368,8 +233,8 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
         generating,
         built - started - generating,
         done - built,
-        pages,
+        sum(run.pages for run in results),
         codes,
-        {lang: seconds for lang, (_, _, seconds) in zip(codes, results, strict=True)},
+        {lang: run.seconds for lang, run in zip(codes, results, strict=True)},
         build_notes(),
     )

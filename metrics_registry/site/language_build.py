@@ -1,0 +1,205 @@
+"""One language of the site, built in a process of its own: its Markdown generated (or reused),
+its MkDocs config written, then MkDocs run in that same process.
+
+Why a process per language from the start: generating a language's pages is
+seconds of one core's Python (Jinja over every metric), and MkDocs runs in a
+process of its own anyway. When the parent generated the languages one after
+the other and started each MkDocs as soon as its pages were ready, a core sat
+idle while the first language was generated, and the last language's MkDocs
+ran alone at the end (on two cores, about 7% of the build's wall time at ten
+times the registry: ``benchmarks/build_site.py``). With one process per
+language from the first second, every core stays busy; the parent meanwhile
+makes the registry's data files, which a language that generates its pages
+reads from its standard input when it needs them (no process waits on a file).
+
+The parent (:func:`run_language`) writes one job (:class:`BuildJob`: the
+registry and the build's settings) into the build's work folder as a pickle,
+and runs :func:`main` in a new Python process for each language. A
+pickle is code: the work folder is the build's own (claimed and locked by
+:mod:`metrics_registry.site.output`), and only this package reads it back, the
+way :mod:`metrics_registry.cache` reads its pickles. The child writes what
+the parent needs (how many pages, when they were ready) next to the job, or,
+when generating fails, the exception, which the parent raises again; then it
+runs MkDocs' own command line, whose exit code and output are the child's.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import pickle
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from metrics_registry.fileio import atomic_write, atomic_write_text
+from metrics_registry.registry import Registry, RegistryError
+
+__all__ = ["BuildJob", "LanguageRun", "run_language", "write_job"]
+
+_JOB = "build-job.pickle"
+#: The language's process (not ``-m``: its classes stay this module's, as the job was pickled).
+_CHILD = "import sys; from metrics_registry.site.language_build import main; main(sys.argv[1:])"
+
+
+@dataclass(frozen=True)
+class BuildJob:
+    """What every language's process needs to build its part of the site."""
+
+    registry: Registry
+    root: Path
+    work: Path
+    output: Path
+    #: The languages the site lists (its language switcher), built now or kept from before.
+    listed: tuple[str, ...]
+    base_url: str
+    #: The digest of everything the generated pages are made from (:mod:`.incremental`).
+    inputs: str
+    #: Per language whose generated Markdown is reused: what its generation recorded.
+    reused: dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class LanguageRun:
+    """What one language's process did: MkDocs' exit code and output, and the times."""
+
+    code: int
+    log: str
+    seconds: float
+    pages: int
+    #: When its pages were ready (``time.time()``): the generation's share of the wall time.
+    ready_at: float
+
+
+class _ChildTraceback(Exception):
+    """Where an exception raised in a language's process came from (its traceback, as text)."""
+
+
+def write_job(job: BuildJob) -> Path:
+    """Pickle ``job`` into its work folder for the languages' processes; return its path."""
+    path = job.work / _JOB
+    atomic_write(path, pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL))
+    return path
+
+
+def _result(work: Path, lang: str, kind: str) -> Path:
+    return work / f"language-{lang}.{kind}"
+
+
+def run_language(job_path: Path, lang: str, data: Future[bytes], locks: tuple[int, ...]) -> LanguageRun:
+    """Build ``lang`` in a process of its own; ``data`` resolves to the data files (JSON) it may need.
+
+    Raises what generating the language's pages raised in that process.
+    """
+    work = job_path.parent
+    for kind in ("json", "error"):
+        _result(work, lang, kind).unlink(missing_ok=True)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(job_path), lang],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        # no --quiet for MkDocs: it only counts the warnings it logs, so quiet would hide them
+        env={**os.environ, "NO_COLOR": "1", "NO_MKDOCS_2_WARNING": "1"},
+        pass_fds=locks,  # MkDocs holds the build's locks too: see output.build_lock()
+    )
+    try:
+        # a language that reuses its pages never reads its input: the pipe is closed unread
+        output, _ = process.communicate(data.result())
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    seconds = time.perf_counter() - started
+    _raise_failure(_result(work, lang, "error"))
+    try:
+        result = json.loads(_result(work, lang, "json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # the process died before its pages were ready: MkDocs' log says why
+        result = {"pages": 0, "ready_at": time.time()}
+    log = output.decode("utf-8", errors="replace")
+    return LanguageRun(process.returncode, log, seconds, int(result["pages"]), float(result["ready_at"]))
+
+
+def _raise_failure(path: Path) -> None:
+    try:
+        blob = path.read_bytes()
+    except FileNotFoundError:
+        return
+    error, where = pickle.loads(blob)  # written by _record_failure, in the build's own work folder
+    raise error from _ChildTraceback(where)
+
+
+def _record_failure(path: Path, error: Exception) -> None:
+    """Keep ``error`` for the parent: itself when it pickles, else a :class:`RegistryError` saying it."""
+    where = "".join(traceback.format_exception(error))
+    try:
+        blob = pickle.dumps((error, where))
+        pickle.loads(blob)  # an exception that pickles may still fail to come back
+    except Exception:  # any: it is carried over as text
+        blob = pickle.dumps((RegistryError(f"{type(error).__name__}: {error}"), where))
+    atomic_write(path, blob)
+
+
+def prepare_language(job: BuildJob, lang: str, read_data: Callable[[], dict[str, str]]) -> Path:
+    """Generate (or reuse) ``lang``'s Markdown and write its MkDocs config; return the config's path."""
+    from metrics_registry.i18n.translate import UiTranslations, load_catalog
+    from metrics_registry.site.assets import copy_assets
+    from metrics_registry.site.generate import generate_pages
+    from metrics_registry.site.incremental import generation_key, record
+    from metrics_registry.site.language_config import mkdocs_config, navigation
+
+    docs = job.work / "docs" / lang
+    kept = job.reused.get(lang)
+    if kept is None:
+        written = generate_pages(job.registry, job.root, docs, lang=lang)
+        copy_assets(job.root, docs)
+        data = read_data()
+        for name, text in data.items():  # next to the pages that link to them
+            (docs / name).write_text(text, encoding="utf-8")
+        kept = {"pages": len(written), "trusted": sorted(written.trusted), "data": sorted(data)}
+        record(docs, generation_key(job.inputs, lang), kept)
+    ready_at = time.time()
+    ui = UiTranslations(lang, load_catalog(job.root, lang, "ui")) if lang != "en" else None
+    gettext = ui.gettext if ui else (lambda message: message)
+    config = mkdocs_config(
+        job.root,
+        job.work,
+        docs=docs,
+        output=job.output,
+        lang=lang,
+        codes=job.listed,
+        base_url=job.base_url,
+        nav=navigation(job.registry, docs, gettext),
+        gettext=gettext,
+        trusted=frozenset(kept["trusted"]),
+    )
+    path = job.work / f"mkdocs.{lang}.yml"
+    path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
+    result = {"pages": int(kept["pages"]), "ready_at": ready_at}
+    atomic_write_text(_result(job.work, lang, "json"), json.dumps(result))
+    return path
+
+
+def main(arguments: list[str]) -> None:
+    """The language's process: prepare its pages and config, then run ``mkdocs build --strict``."""
+    job_path, lang = Path(arguments[0]), arguments[1]
+    with job_path.open("rb") as handle:
+        job: BuildJob = pickle.load(handle)  # the build's own work folder: see the module docstring
+    try:
+        config = prepare_language(job, lang, lambda: json.loads(sys.stdin.buffer.read()))
+    except Exception as error:  # carried to the parent, which raises it
+        _record_failure(_result(job.work, lang, "error"), error)
+        sys.exit(1)
+    del job  # MkDocs starts with the generation's objects gone
+    gc.collect()
+    from mkdocs.__main__ import cli
+
+    cli(["build", "--strict", "--config-file", str(config)], prog_name="mkdocs")
