@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lossy import DAMAGE, DOCUMENT, documents
 
-from metrics_registry.encoding import calibration, language_model, lossy, repair_with_findings
+from metrics_registry.encoding import calibration, language_model, repair_with_findings
+from metrics_registry.encoding import slots as pieces
 from metrics_registry.encoding.review import DEFAULT_THRESHOLD
 
 MANUALS = Path("/usr/share/man")
@@ -74,18 +75,18 @@ def manual_paragraphs(language: str, size: int, half: int, seed: int = 20) -> li
 
 def observe(originals: list[str], damaged: list[str], rows: list[tuple[float, str, bool]]) -> None:
     """Repair one document; add (probability, place, right) for each character put back."""
-    slots: dict[int, lossy._Slot] = {}
-    spot = lossy._spot
+    recorded: dict[int, pieces.Slot] = {}
+    spot = pieces.spot
 
-    def recording(slot: lossy._Slot, at: int):  # type: ignore[no-untyped-def]
-        slots[at] = slot
+    def recording(slot: pieces.Slot, at: int):  # type: ignore[no-untyped-def]
+        recorded[at] = slot
         return spot(slot, at)
 
-    lossy._spot = recording  # type: ignore[assignment]
+    pieces.spot = recording  # type: ignore[assignment]
     try:
         result = repair_with_findings("\n\n".join(damaged))
     finally:
-        lossy._spot = spot  # type: ignore[assignment]
+        pieces.spot = spot  # type: ignore[assignment]
     original = "\n\n".join(originals)
     aligned: dict[int, int] = {}
     matcher = difflib.SequenceMatcher(None, result.text, original, autojunk=False)
@@ -94,7 +95,7 @@ def observe(originals: list[str], damaged: list[str], rows: list[tuple[float, st
             aligned.update((a1 + k, b1 + k) for k in range(a2 - a1))
     for finding in result.findings:
         for found in finding.spots:
-            slot = slots.get(found.at)
+            slot = recorded.get(found.at)
             if found.chosen is None or slot is None or found.at not in aligned or slot.choice is None:
                 continue
             right = original[aligned[found.at]] == found.chosen

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import clean_text
 
-from metrics_registry.encoding import domain, lossy, rescoring, word_ngrams
+from metrics_registry.encoding import domain, lossy, rescoring, slots, word_ngrams
 from metrics_registry.encoding.damage import mojibake
 from metrics_registry.encoding.domain import DomainModel
 
@@ -29,7 +29,7 @@ def weight(per_character: float, runs: list[str], field: DomainModel | None = No
 def undamaged_han(text: str) -> list[str]:
     """The runs the weight is measured on once ``text`` lost bytes to Windows-1254."""
     damaged = mojibake(text, "cp1254", lossy=True)
-    return lossy._undamaged_han(lossy._lines(lossy._pieces(damaged, lossy.detect(damaged))))
+    return lossy._undamaged_han(slots.lines(slots.pieces(damaged, lossy.detect(damaged))))
 
 
 ENOUGH = ["训练模型"] * 20  # 80 characters, more than MIN_FIT_CHARACTERS
