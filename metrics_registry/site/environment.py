@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -42,7 +42,7 @@ from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_value
 
 if TYPE_CHECKING:
     from metrics_registry.concepts import Concept
-    from metrics_registry.i18n.translate import Translator, UiTranslations
+    from metrics_registry.i18n.translate import Status, Translator, UiTranslations
 
 __all__ = ["API_PAGE", "HELP_PAGE", "environment", "front_matter", "help_link", "identity", "versions_of"]
 
@@ -134,12 +134,8 @@ def environment(
         label = str(Reference.parse(reference))
         return f"[`{label}`]({metric_link(target)})"
 
-    gettext: Callable[[str], str] = ui.gettext if ui is not None else identity
-
-    def ngettext(singular: str, plural: str, n: int) -> str:
-        return ui.ngettext(singular, plural, n) if ui is not None else (singular if n == 1 else plural)
-
-    env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
+    gettext = _install_gettext(env, ui)
+    once = functools.partial(_once_per_value, ui=ui)
 
     def tx(owner: Entry | FamilyInfo, *loc: str | int) -> str:
         """A translatable field, in the page's language or (with a notice) in English."""
@@ -174,6 +170,7 @@ def environment(
     def crucial_of(family_id: str) -> list[Entry]:
         return sorted((e for e in registry.in_family(family_id) if e.metric.crucial), key=lambda e: e.key)
 
+    @once
     def labelled(label: str) -> str:
         """``label`` followed by a colon, the language's own (Chinese writes a full-width one)."""
         return gettext("%(label)s:") % {"label": label}
@@ -198,9 +195,9 @@ def environment(
         concept_tx=concept_tx,
         concept_parents=lambda concept: lineage(registry.concepts, concept.id)[1:],
         concept_href=lambda concept_id: concept_link(concept_id, here.get("page", "index.md")),
-        level_label=lambda value: describe_reduction_level(value, gettext),
-        op_label=lambda value: describe_reduction_op(value, gettext),
-        effect_label=lambda value: describe_issue_effect(value, gettext),
+        level_label=once(lambda value: describe_reduction_level(value, gettext)),
+        op_label=once(lambda value: describe_reduction_op(value, gettext)),
+        effect_label=once(lambda value: describe_issue_effect(value, gettext)),
         rule_conditions=rule_conditions,
         versions_of=versions_of,
         link=link,
@@ -208,10 +205,10 @@ def environment(
         family_link=lambda family_id: page_link(family_markdown(family_id)),
         ref_label=lambda reference: str(Reference.parse(reference)),
         rule_text=lambda rule: describe_rule(rule, gettext),
-        reduce_label=lambda value: describe_reduce(value, gettext),
-        across_label=lambda value: describe_across_processes(value, gettext),
-        category_label=lambda value: describe_category(value, gettext),
-        unit_label=lambda value: describe_unit(value, gettext),
+        reduce_label=once(lambda value: describe_reduce(value, gettext)),
+        across_label=once(lambda value: describe_across_processes(value, gettext)),
+        category_label=once(lambda value: describe_category(value, gettext)),
+        unit_label=once(lambda value: describe_unit(value, gettext)),
         version_label=lambda entry: entry.version_text(short=True),
         tx=tx,
         labelled=labelled,
@@ -226,6 +223,56 @@ def environment(
         alternatives=lambda spot: ", ".join(f"{a.char} {a.probability:.2f}" for a in spot.alternatives[1:4]),
     )
     return env
+
+
+def _install_gettext(env: Environment, ui: UiTranslations | None) -> Callable[[str], str]:
+    """Give the templates ``_()``, ``gettext``, ``ngettext`` (jinja2.ext.i18n, newstyle); return gettext."""
+    gettext: Callable[[str], str] = ui.gettext if ui is not None else identity
+
+    def ngettext(singular: str, plural: str, n: int) -> str:
+        return ui.ngettext(singular, plural, n) if ui is not None else (singular if n == 1 else plural)
+
+    env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
+
+    def translate(message: str, **variables: object) -> str:
+        """What the extension's newstyle ``_()`` returns: the translation, always %-formatted
+        (no autoescape here). Called directly rather than through the extension's two wrappers
+        and their nested ``Context.call`` (the pages call ``_()`` about 25 times each)."""
+        return gettext(message) % variables
+
+    env.globals["_"] = translate
+    return gettext
+
+
+def _once_per_value(label: Callable[[Any], str], ui: UiTranslations | None) -> Callable[[Any], str]:
+    """``label`` computed once per value for the environment's life (one language's pages).
+
+    The ``describe_*`` labels look up every word of their table on each call, thousands of
+    times a language. The UI strings that fell back to English while a label was computed are
+    recorded again on every later call, so each page still gets its notice
+    (:func:`metrics_registry.site.generate._ui_notice`).
+    """
+    results: dict[Any, tuple[str, dict[str, Status]]] = {}
+
+    def cached(value: Any) -> str:
+        found = results.get(value)
+        if found is None:
+            if ui is None:
+                found = (label(value), {})
+            else:
+                outer, ui.fallbacks = ui.fallbacks, {}
+                try:
+                    text = label(value)
+                finally:
+                    recorded, ui.fallbacks = ui.fallbacks, outer
+                found = (text, recorded)
+            results[value] = found
+        text, recorded = found
+        if recorded:
+            ui.fallbacks.update(recorded)  # type: ignore[union-attr]
+        return text
+
+    return cached
 
 
 def _code(text: str) -> str:
@@ -247,4 +294,9 @@ def _api_link(reference: str, page_link: Callable[[str], str]) -> str:
 
 def help_link(page: str) -> str:
     """Relative link from ``page`` (a path below the language folder) to the translation guide."""
-    return os.path.relpath(HELP_PAGE, str(PurePosixPath(page).parent)).replace(os.sep, "/")
+    return _help_link_from(str(PurePosixPath(page).parent))
+
+
+@functools.lru_cache(maxsize=4096)  # a notice on every metric page of a family: the same folder
+def _help_link_from(folder: str) -> str:
+    return os.path.relpath(HELP_PAGE, folder).replace(os.sep, "/")

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jinja2 import Template
+
 from metrics_registry.i18n.pages import english_pages, page_states
 from metrics_registry.links import family_markdown, metric_markdown, metric_slug
 from metrics_registry.registry import Entry, Registry
@@ -185,9 +187,13 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
     here: dict[str, str] = {}
     env = environment(registry, translator, ui, here)
 
+    templates: dict[str, Template] = {}  # get_template checks the file's time on every call
+
     def render(template: str, page: str, **context: object) -> None:
         here["page"] = page
-        text = env.get_template(template).render(**context)
+        if template not in templates:
+            templates[template] = env.get_template(template)
+        text = templates[template].render(**context)
         path = out / page
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_tidy(_ui_notice(text, ui, page)), encoding="utf-8")
