@@ -38,7 +38,7 @@ from metrics_registry.site.concept_pages import concept_link
 from metrics_registry.site.sanitize import markdown_text
 from metrics_registry.site.source import example_code, reference_source
 from metrics_registry.site.template_cache import template_cache
-from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_value
+from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_values
 
 if TYPE_CHECKING:
     from metrics_registry.concepts import Concept
@@ -115,7 +115,7 @@ def environment(
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,  # Markdown output; the registry text is Markdown by design
-        finalize=tidy_value if tight else None,
+        finalize=tidy_values() if tight else None,
         bytecode_cache=template_cache("tight" if tight else "plain"),  # compiled code differs
     )
 

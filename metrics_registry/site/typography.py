@@ -11,8 +11,9 @@ expressions, applied outside code spans and fenced code.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-__all__ = ["TIGHT_LANGUAGES", "tidy_cjk_spacing", "tidy_value"]
+__all__ = ["TIGHT_LANGUAGES", "tidy_cjk_spacing", "tidy_value", "tidy_values"]
 
 #: Languages whose text takes no space next to full-width punctuation.
 TIGHT_LANGUAGES = frozenset({"zh"})
@@ -68,3 +69,20 @@ def tidy_cjk_spacing(text: str) -> str:
 def tidy_value(value: object) -> object:
     """:func:`tidy_cjk_spacing` for a template's output: strings tidied, other values as they are."""
     return tidy_cjk_spacing(value) if isinstance(value, str) else value
+
+
+def tidy_values() -> Callable[[object], object]:
+    """:func:`tidy_value` that tidies each distinct string once: a template's ``finalize`` for one
+    language's pages, where the same labels, titles and sentences come back on page after page.
+    The strings are kept as long as the returned function is (one language's generation)."""
+    done: dict[str, str] = {}
+
+    def tidy(value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        found = done.get(value)
+        if found is None:
+            found = done[value] = tidy_cjk_spacing(value)
+        return found
+
+    return tidy

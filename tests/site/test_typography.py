@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from metrics_registry.site.typography import tidy_cjk_spacing, tidy_value
+from metrics_registry.site.typography import tidy_cjk_spacing, tidy_value, tidy_values
 
 
 @pytest.mark.parametrize(
@@ -29,3 +29,9 @@ def test_tidy_cjk_spacing(text: str, expected: str) -> None:
 def test_values_that_are_not_text_pass_through() -> None:
     assert tidy_value(3) == 3
     assert tidy_value("（a） b") == "（a）b"
+
+
+def test_tidy_values_tidies_each_string_as_tidy_value_does() -> None:
+    tidy = tidy_values()
+    for value in ["（a） b", "（a） b", "a `（x） y` （b）", 3, None, "plain"]:
+        assert tidy(value) == tidy_value(value)
