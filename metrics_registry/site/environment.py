@@ -35,6 +35,7 @@ from metrics_registry.links import family_markdown, metric_markdown, relative_li
 from metrics_registry.models import FamilyInfo
 from metrics_registry.registry import Entry, Registry
 from metrics_registry.site.concept_pages import concept_link
+from metrics_registry.site.jinja_calls import with_direct_calls
 from metrics_registry.site.sanitize import markdown_text
 from metrics_registry.site.source import example_code, reference_source
 from metrics_registry.site.template_cache import template_cache
@@ -222,7 +223,7 @@ def environment(
         front_matter=front_matter,
         alternatives=lambda spot: ", ".join(f"{a.char} {a.probability:.2f}" for a in spot.alternatives[1:4]),
     )
-    return env
+    return with_direct_calls(env)
 
 
 def _install_gettext(env: Environment, ui: UiTranslations | None) -> Callable[[str], str]:
