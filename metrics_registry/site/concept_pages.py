@@ -19,6 +19,7 @@ page made from registry text (:mod:`metrics_registry.site.hooks`).
 
 from __future__ import annotations
 
+import functools
 import math
 import posixpath
 from collections.abc import Callable
@@ -107,7 +108,12 @@ def _metric_link(out: Path, entry: Entry, page: str) -> str:
 
 def concept_link(concept_id: str, page: str) -> str:
     """Link from ``page`` (below the language folder) to the page of concept ``concept_id``."""
-    return posixpath.relpath(f"{CONCEPTS_FOLDER}/{concept_id}.md", posixpath.dirname(page) or ".")
+    return _concept_link_from(concept_id, posixpath.dirname(page) or ".")
+
+
+@functools.lru_cache(maxsize=65536)  # every metric page of a folder links to the same concepts
+def _concept_link_from(concept_id: str, folder: str) -> str:
+    return posixpath.relpath(f"{CONCEPTS_FOLDER}/{concept_id}.md", folder)
 
 
 def _output(entry: Entry) -> str | None:

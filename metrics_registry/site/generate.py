@@ -188,6 +188,7 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
     env = environment(registry, translator, ui, here)
 
     templates: dict[str, Template] = {}  # get_template checks the file's time on every call
+    folders: set[Path] = set()
 
     def render(template: str, page: str, **context: object) -> None:
         here["page"] = page
@@ -195,7 +196,9 @@ def generate_pages(registry: Registry, root: Path, out: Path, *, lang: str = "en
             templates[template] = env.get_template(template)
         text = templates[template].render(**context)
         path = out / page
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in folders:  # one mkdir per folder, not per page
+            path.parent.mkdir(parents=True, exist_ok=True)
+            folders.add(path.parent)
         path.write_text(_tidy(_ui_notice(text, ui, page)), encoding="utf-8")
         written.append(path)
         trusted.discard(page)

@@ -119,6 +119,7 @@ def clean_text(text: str) -> str:
     return _TEXT_CLEANER.clean(text)
 
 
+@lru_cache(maxsize=65536)  # family and concept titles, on page after page
 def markdown_text(text: str) -> str:
     """A plain text for a Markdown source: :func:`clean_text`, on one line, with no Markdown syntax.
 
