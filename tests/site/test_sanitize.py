@@ -9,13 +9,15 @@ from pathlib import Path
 import markdown
 import nh3
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mkdocs.config import load_config
 from ruamel.yaml import YAML
 
 from metrics_registry import Registry
 from metrics_registry.i18n.fields import family_texts, metric_texts
 from metrics_registry.site.generate import generate_pages
-from metrics_registry.site.sanitize import clean_html, clean_text, markdown_text, url_allowed
+from metrics_registry.site.sanitize import _kept_by_policy, clean_html, clean_text, markdown_text, url_allowed
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = ROOT / "tests" / "fixtures" / "hostile" / "xss"
@@ -125,6 +127,13 @@ def test_dangerous_urls_are_refused_in_any_spelling(url: str) -> None:
 @pytest.mark.parametrize("url", ["https://x.org/a?b=c&d=e", "mailto:a@b.org", "../reference/grpo/#kl", "#kl"])
 def test_site_urls_are_kept(url: str) -> None:
     assert url_allowed(url)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.characters(blacklist_characters=":&", blacklist_categories=("Cs",)), max_size=30))
+def test_a_url_without_a_colon_or_an_entity_is_kept_as_the_policy_keeps_it(url: str) -> None:
+    # url_allowed answers these without nh3: they cannot spell a scheme
+    assert url_allowed(url) and _kept_by_policy(url)
 
 
 def test_plain_texts_show_markup_as_text_and_run_nothing() -> None:
