@@ -82,14 +82,20 @@ def metric_page(entry: Entry) -> str:
     return f"reference/{entry.family.id}/{metric_slug(entry)}/"
 
 
-@lru_cache(maxsize=1 << 16)  # a family's pages link to the same pages over and over
 def relative_link(source: str, here: str) -> str:
     """A Markdown link from the page ``here`` to the page ``source`` (both below the docs folder).
 
     >>> relative_link("reference/grpo/kl.md", "reference/ppo/objective-kl.md")
     '../grpo/kl.md'
     """
-    return posixpath.relpath(source, posixpath.dirname(here) or ".")
+    return _relative_from(source, posixpath.dirname(here) or ".")
+
+
+# by folder, not by page: a family's pages, all in one folder, link to the same pages over and
+# over, and a build generates each page once (relpath asks the system for the working folder)
+@lru_cache(maxsize=1 << 16)
+def _relative_from(source: str, folder: str) -> str:
+    return posixpath.relpath(source, folder)
 
 
 def metric_url(entry: Entry, *, lang: str = "en", base_url: str = DEFAULT_SITE_URL) -> str:
