@@ -4,9 +4,10 @@
 
 For the real registry and for a synthetic one ``--scale`` times larger
 (copies of every family under new ids), it builds every language twice,
-once with one MkDocs build at a time and once with all in parallel, and
-prints the time of generating the Markdown against running MkDocs (MkDocs'
-column: the time it adds beyond the generation it overlaps), and of
+once with one language at a time and once with all in parallel (each
+language's process generates its Markdown, then runs MkDocs), and prints the
+time until every language's Markdown was ready against the time MkDocs adds
+after that, and of
 the steps after MkDocs (search fields, root pages, link check), and the
 whole build's overhead over plain MkDocs on the same generated Markdown
 (the yardstick, run the same way in the same process) [<= 1.10x], in wall
