@@ -1,5 +1,5 @@
 """One language of the site, built in a process of its own: its Markdown generated (or reused),
-its MkDocs config written, then MkDocs run in that same process.
+its MkDocs config written, then MkDocs run by that same process.
 
 Why a process per language from the start: generating a language's pages is
 seconds of one core's Python (Jinja over every metric), and MkDocs runs in a
@@ -20,12 +20,12 @@ pickle is code: the work folder is the build's own (claimed and locked by
 way :mod:`metrics_registry.cache` reads its pickles. The child writes what
 the parent needs (how many pages, when they were ready) next to the job, or,
 when generating fails, the exception, which the parent raises again; then it
-runs MkDocs' own command line, whose exit code and output are the child's.
+becomes ``python -m mkdocs build --strict`` (``exec``: a fresh interpreter, the
+same process), whose exit code and output are the child's.
 """
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import pickle
@@ -151,14 +151,15 @@ def _record_failure(path: Path, error: Exception) -> None:
 def prepare_language(job: BuildJob, lang: str, read_data: Callable[[], dict[str, str]]) -> Path:
     """Generate (or reuse) ``lang``'s Markdown and write its MkDocs config; return the config's path."""
     from metrics_registry.i18n.translate import UiTranslations, load_catalog
-    from metrics_registry.site.assets import copy_assets
-    from metrics_registry.site.generate import generate_pages
-    from metrics_registry.site.incremental import generation_key, record
     from metrics_registry.site.language_config import mkdocs_config, navigation
 
     docs = job.work / "docs" / lang
     kept = job.reused.get(lang)
-    if kept is None:
+    if kept is None:  # the generator's imports only when it runs
+        from metrics_registry.site.assets import copy_assets
+        from metrics_registry.site.generate import generate_pages
+        from metrics_registry.site.incremental import generation_key, record
+
         written = generate_pages(job.registry, job.root, docs, lang=lang)
         copy_assets(job.root, docs)
         data = read_data()
@@ -198,8 +199,10 @@ def main(arguments: list[str]) -> None:
     except Exception as error:  # carried to the parent, which raises it
         _record_failure(_result(job.work, lang, "error"), error)
         sys.exit(1)
-    del job  # MkDocs starts with the generation's objects gone
-    gc.collect()
-    from mkdocs.__main__ import cli
-
-    cli(["build", "--strict", "--config-file", str(config)], prog_name="mkdocs")
+    # MkDocs runs in a fresh interpreter, as plain MkDocs does: the generation's modules and
+    # objects would otherwise stay in the process, under MkDocs' garbage collections.
+    # The process stays the same (its pipes, the build's locks): POSIX, as the whole build is.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)]
+    os.execv(sys.executable, command)
