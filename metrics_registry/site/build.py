@@ -154,11 +154,10 @@ def _finish_mkdocs(
     return [future.result() for future in futures], scanned
 
 
-def _data_for(registry: Registry, root: Path, job: BuildJob, codes: tuple[str, ...]) -> dict[str, str]:
+def _data_for(job: BuildJob, codes: tuple[str, ...]) -> dict[str, str]:
     """The registry's data files: made again when a language is generated, else read back."""
-    generated = [lang for lang in codes if lang not in job.reused]
-    if generated or not codes:
-        return data_files(registry, root)
+    if not codes or any(lang not in job.reused for lang in codes):
+        return data_files(job.registry, job.root)
     docs = job.work / "docs" / codes[0]
     return {name: (docs / name).read_text(encoding="utf-8") for name in job.reused[codes[0]]["data"]}
 
@@ -207,7 +206,7 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
             for lang in codes
         ]
         try:
-            data = _data_for(registry, root, job, codes)
+            data = _data_for(job, codes)
         except BaseException as error:  # the languages waiting for the data stop
             data_json.set_exception(error)
             raise

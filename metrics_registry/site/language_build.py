@@ -199,8 +199,9 @@ def main(arguments: list[str]) -> None:
     except Exception as error:  # carried to the parent, which raises it
         _record_failure(_result(job.work, lang, "error"), error)
         sys.exit(1)
-    # MkDocs runs in a fresh interpreter, as plain MkDocs does: the generation's modules and
-    # objects would otherwise stay in the process, under MkDocs' garbage collections.
+    # MkDocs runs in a fresh interpreter, exactly as plain MkDocs does (without the generation's
+    # modules and objects; measured: no difference in the build's CPU at 1x, so this is for
+    # sameness, not speed).
     # The process stays the same (its pipes, the build's locks): POSIX, as the whole build is.
     sys.stdout.flush()
     sys.stderr.flush()
