@@ -264,6 +264,12 @@ def active() -> DomainModel | None:
     return bundled()
 
 
+def swapped() -> bool:
+    """Whether :func:`using` put a model other than the bundled one in place; answered without
+    reading the bundled counts when nothing was swapped in (a build's every language asks)."""
+    return bool(_override) and _override[-1] is not bundled()
+
+
 @contextmanager
 def using(model: DomainModel | None) -> Iterator[None]:
     """Repair with ``model`` as the field's model (``None``: the general model alone) in the block."""

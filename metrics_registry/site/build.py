@@ -15,16 +15,26 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
 from metrics_registry.site.assets import katex_dist
 from metrics_registry.site.incremental import generation_key, inputs_digest, registry_digest, reusable
-from metrics_registry.site.language_build import BuildJob, LanguageRun, run_language, write_job
+from metrics_registry.site.language_build import (
+    BuildJob,
+    LanguageProcess,
+    LanguageRun,
+    run_language,
+    start_spawned,
+    write_job,
+)
 from metrics_registry.site.language_config import published_url
+from metrics_registry.site.language_fork import can_fork, start_forked
 from metrics_registry.site.languages import SITE_LANGUAGES
 from metrics_registry.site.linkcheck import Page, check_links, scan_folder
 from metrics_registry.site.output import OutputRefused, build_lock, check_output, claim_work, publishing
@@ -196,15 +206,21 @@ def _build(  # noqa: PLR0917 (build_site's arguments, passed on)
         inputs=inputs,
         reused=reused,
     )
-    job_path = write_job(job)
+    if can_fork(len(codes), jobs):  # before this build starts any thread
+        forked = dict(zip(codes, start_forked(job, codes, locks), strict=True))
+        start: Callable[[str], LanguageProcess] = forked.__getitem__
+    else:
+        job_path = write_job(job)
+        start = partial(start_spawned, job_path, locks=locks)
     data_json: Future[bytes] = Future()
     reused_input: Future[bytes] = Future()
     reused_input.set_result(b"")
+
+    def run(lang: str) -> LanguageRun:
+        return run_language(start(lang), work, lang, reused_input if lang in reused else data_json)
+
     with ThreadPoolExecutor(max_workers=jobs or len(codes)) as pool:
-        futures = [
-            pool.submit(run_language, job_path, lang, reused_input if lang in reused else data_json, locks)
-            for lang in codes
-        ]
+        futures = [pool.submit(run, lang) for lang in codes]
         try:
             data = _data_for(job, codes)
         except BaseException as error:  # the languages waiting for the data stop

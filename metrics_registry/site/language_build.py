@@ -22,6 +22,9 @@ the parent needs (how many pages, when they were ready) next to the job, or,
 when generating fails, the exception, which the parent raises again; then it
 becomes ``python -m mkdocs build --strict`` (``exec``: a fresh interpreter, the
 same process), whose exit code and output are the child's.
+
+Where it is safe, the language's process is a ``fork()`` of this one instead:
+:mod:`metrics_registry.site.language_fork`.
 """
 
 from __future__ import annotations
@@ -37,12 +40,20 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from metrics_registry.fileio import atomic_write, atomic_write_text
 from metrics_registry.registry import Registry, RegistryError
 
-__all__ = ["BuildJob", "LanguageRun", "run_language", "write_job"]
+__all__ = [
+    "BuildJob",
+    "LanguageProcess",
+    "LanguageRun",
+    "prepare_or_record",
+    "run_language",
+    "start_spawned",
+    "write_job",
+]
 
 _JOB = "build-job.pickle"
 #: The language's process (not ``-m``: its classes stay this module's, as the job was pickled).
@@ -89,28 +100,51 @@ def write_job(job: BuildJob) -> Path:
     return path
 
 
-def _result(work: Path, lang: str, kind: str) -> Path:
+def result_path(work: Path, lang: str, kind: str) -> Path:
     return work / f"language-{lang}.{kind}"
 
 
-def run_language(job_path: Path, lang: str, data: Future[bytes], locks: tuple[int, ...]) -> LanguageRun:
-    """Build ``lang`` in a process of its own; ``data`` resolves to the data files (JSON) it may need.
+class LanguageProcess(Protocol):
+    """What :func:`run_language` needs of a language's process (:class:`subprocess.Popen` has it)."""
 
-    Raises what generating the language's pages raised in that process.
-    """
-    work = job_path.parent
+    returncode: int | None
+
+    def communicate(self, input: bytes) -> tuple[bytes, Any]: ...
+
+    def kill(self) -> None: ...
+
+    def wait(self) -> int: ...
+
+
+def environment() -> dict[str, str]:
+    # no --quiet for MkDocs: it only counts the warnings it logs, so quiet would hide them
+    return {**os.environ, "NO_COLOR": "1", "NO_MKDOCS_2_WARNING": "1"}
+
+
+def mkdocs_command(config: Path) -> list[str]:
+    return [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)]
+
+
+def start_spawned(job_path: Path, lang: str, locks: tuple[int, ...]) -> LanguageProcess:
+    """``lang``'s process as a new interpreter, which reads the job pickled at ``job_path``."""
     for kind in ("json", "error"):
-        _result(work, lang, kind).unlink(missing_ok=True)
-    started = time.perf_counter()
-    process = subprocess.Popen(
+        result_path(job_path.parent, lang, kind).unlink(missing_ok=True)
+    return subprocess.Popen(
         [sys.executable, "-c", _CHILD, str(job_path), lang],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        # no --quiet for MkDocs: it only counts the warnings it logs, so quiet would hide them
-        env={**os.environ, "NO_COLOR": "1", "NO_MKDOCS_2_WARNING": "1"},
+        env=environment(),
         pass_fds=locks,  # MkDocs holds the build's locks too: see output.build_lock()
     )
+
+
+def run_language(process: LanguageProcess, work: Path, lang: str, data: Future[bytes]) -> LanguageRun:
+    """Wait for ``lang``'s process, giving it the data files (JSON) once ``data`` resolves.
+
+    Raises what generating the language's pages raised in that process.
+    """
+    started = time.perf_counter()
     try:
         # a language that reuses its pages never reads its input: the pipe is closed unread
         output, _ = process.communicate(data.result())
@@ -119,12 +153,13 @@ def run_language(job_path: Path, lang: str, data: Future[bytes], locks: tuple[in
         process.wait()
         raise
     seconds = time.perf_counter() - started
-    _raise_failure(_result(work, lang, "error"))
+    _raise_failure(result_path(work, lang, "error"))
     try:
-        result = json.loads(_result(work, lang, "json").read_text(encoding="utf-8"))
+        result = json.loads(result_path(work, lang, "json").read_text(encoding="utf-8"))
     except (OSError, ValueError):  # the process died before its pages were ready: MkDocs' log says why
         result = {"pages": 0, "ready_at": time.time()}
     log = output.decode("utf-8", errors="replace")
+    assert process.returncode is not None  # communicate() waited for it
     return LanguageRun(process.returncode, log, seconds, int(result["pages"]), float(result["ready_at"]))
 
 
@@ -185,19 +220,26 @@ def prepare_language(job: BuildJob, lang: str, read_data: Callable[[], dict[str,
     path = job.work / f"mkdocs.{lang}.yml"
     path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
     result = {"pages": int(kept["pages"]), "ready_at": ready_at}
-    atomic_write_text(_result(job.work, lang, "json"), json.dumps(result))
+    atomic_write_text(result_path(job.work, lang, "json"), json.dumps(result))
     return path
 
 
+def prepare_or_record(job: BuildJob, lang: str, read_data: Callable[[], dict[str, str]]) -> Path | None:
+    """:func:`prepare_language`, its failure kept for the build (then ``None``)."""
+    try:
+        return prepare_language(job, lang, read_data)
+    except Exception as error:  # carried to the parent, which raises it
+        _record_failure(result_path(job.work, lang, "error"), error)
+        return None
+
+
 def main(arguments: list[str]) -> None:
-    """The language's process: prepare its pages and config, then run ``mkdocs build --strict``."""
+    """The spawned language's process: prepare its pages and config, then run ``mkdocs build --strict``."""
     job_path, lang = Path(arguments[0]), arguments[1]
     with job_path.open("rb") as handle:
         job: BuildJob = pickle.load(handle)  # the build's own work folder: see the module docstring
-    try:
-        config = prepare_language(job, lang, lambda: json.loads(sys.stdin.buffer.read()))
-    except Exception as error:  # carried to the parent, which raises it
-        _record_failure(_result(job.work, lang, "error"), error)
+    config = prepare_or_record(job, lang, lambda: json.loads(sys.stdin.buffer.read()))
+    if config is None:
         sys.exit(1)
     # MkDocs runs in a fresh interpreter, exactly as plain MkDocs does (without the generation's
     # modules and objects; measured: no difference in the build's CPU at 1x, so this is for
@@ -205,5 +247,4 @@ def main(arguments: list[str]) -> None:
     # The process stays the same (its pipes, the build's locks): POSIX, as the whole build is.
     sys.stdout.flush()
     sys.stderr.flush()
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)]
-    os.execv(sys.executable, command)
+    os.execve(sys.executable, mkdocs_command(config), environment())

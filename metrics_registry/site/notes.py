@@ -78,7 +78,7 @@ def _repair(path: Path, mtime_ns: int, size: int, model: word_ngrams.ChineseWord
             return repair_with_findings(path.read_text(encoding="utf-8"))
 
     key = None
-    if domain.active() is domain.bundled():  # a project's own counts swapped in: not kept
+    if not domain.swapped():  # a project's own counts swapped in: not kept
         used = "none" if model is None else f"{model.path}:{_stamp(model.path)}"
         key = cache.cache_key([path], MAX_FILE_BYTES, purpose=f"repaired notes|{used}")
     repaired = cache.memo(key, compute)

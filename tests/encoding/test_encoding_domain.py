@@ -71,6 +71,21 @@ def test_the_bundled_counts_are_used_and_can_be_turned_off() -> None:
         assert domain.active() is None
 
 
+def test_whether_counts_were_swapped_in_is_known_without_reading_the_bundled_ones() -> None:
+    domain.bundled.cache_clear()
+    try:
+        assert not domain.swapped()
+        assert domain.bundled.cache_info().currsize == 0  # nothing read to answer
+        with domain.using(DomainModel()):
+            assert domain.swapped()
+        with domain.using(None):
+            assert domain.swapped()
+        with domain.using(domain.bundled()):
+            assert not domain.swapped()
+    finally:
+        domain.bundled.cache_clear()
+
+
 @pytest.mark.system("libime-data-language-model")
 @pytest.mark.parametrize("sentence", FIELD_SENTENCES)
 def test_the_fields_words_win_where_the_general_model_prefers_others(sentence: str) -> None:

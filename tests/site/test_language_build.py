@@ -1,6 +1,8 @@
-"""One language built in a process of its own: what it hands back to the build, and its failures.
+"""One language built in a process of its own (a new interpreter): what it hands back to the
+build, and its failures.
 
-The whole build through these processes is tested by test_build.py (a real MkDocs build).
+The whole build through these processes is tested by test_build.py (a real MkDocs build); the
+forked processes by test_language_fork.py.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ import pytest
 
 from metrics_registry import Registry
 from metrics_registry.registry import RegistryError
-from metrics_registry.site.language_build import BuildJob, _record_failure, run_language, write_job
+from metrics_registry.site.language_build import (
+    BuildJob,
+    _record_failure,
+    run_language,
+    start_spawned,
+    write_job,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,7 +52,7 @@ def test_a_failure_while_generating_is_raised_again_by_the_build(registry: Regis
     (tmp_path / "docs" / "en").write_text("not a folder", encoding="utf-8")
     job_path = write_job(_job(registry, tmp_path))
     with pytest.raises(NotADirectoryError) as raised:
-        run_language(job_path, "en", _no_data(), ())
+        run_language(start_spawned(job_path, "en", ()), tmp_path, "en", _no_data())
     assert raised.value.filename is not None
     assert Path(raised.value.filename).name == "en"
     assert "prepare_language" in str(raised.value.__cause__)  # where it failed, in the other process
