@@ -13,7 +13,9 @@ whole build's overhead over plain MkDocs on the same generated Markdown
 (the yardstick, run the same way in the same process) [<= 1.10x], in wall
 time and in CPU time (the build's processes against the yardstick's: steadier
 than wall time on a shared machine); with
-``--repeat``, the best build against the best yardstick run. Each
+``--repeat``, the best build against the best yardstick run, and the median of
+each run's own ratio (each build against the yardstick run right after it, so
+both met the same load: on a noisy machine the steadier figure). Each
 build runs cold (empty work folder) and again right after (the generated
 Markdown of unchanged inputs is reused; MkDocs and the checks run in full).
 Both use the user's cache as any build after the first one on a machine does
@@ -28,6 +30,7 @@ import argparse
 import json
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -129,6 +132,13 @@ def plain_mkdocs(build: Path, jobs: int) -> float:
     return time.perf_counter() - started
 
 
+def _paired_medians(runs: list[dict[str, float]]) -> str:
+    """The median of each run's wall and CPU ratio to the yardstick run right after it."""
+    wall = statistics.median(run["total"] / run["plain"] for run in runs)
+    cpu = statistics.median(run["cpu"] / run["plain_cpu"] for run in runs)
+    return f"{wall:>14.2f}x{cpu:>6.2f}x"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--scale", type=int, default=10, help="size of the synthetic registry (default 10x)")
@@ -145,6 +155,7 @@ def main() -> None:
     header = (
         f"{'registry':<22}{'builds':<11}{'work':<6}{'pages':>6}{'generate':>10}{'mkdocs':>9}{'finish':>8}{'total':>8}"
         f"{'plain MkDocs':>14}{'overhead':>10}{'CPU overhead':>14}"
+        + (f"{'paired median':>15}{'CPU':>7}" if args.repeat > 1 else "")
     )
     print(header)
     print("-" * len(header))
@@ -183,6 +194,7 @@ def main() -> None:
                         f"{best['generate']:>10.2f}{best['mkdocs']:>9.2f}{best['finish']:>8.2f}"
                         f"{best['total']:>8.2f}{best['plain']:>14.2f}{best['total'] / best['plain']:>9.2f}x"
                         f"{best['cpu'] / best['plain_cpu']:>13.2f}x"
+                        + (_paired_medians(runs) if args.repeat > 1 else "")
                     )
         print()
         names = list(registries)
