@@ -11,7 +11,7 @@ script would pay it on every call. The result of :func:`metrics_registry.api.val
   installs new files), and the version of Python. (Not the
   package's version: reading it costs ``importlib.metadata``, ~15 ms, on every
   command, and the code's fingerprint changes with every release anyway.)
-- the installed pydantic, pydantic-core and rich (their files' size and time):
+- the installed pydantic, pydantic-core, rich and the Chinese word counts (their files' size and time):
   entries hold pydantic objects, and rendered output is rich's.
 
 Any change gives a new key; nothing is ever invalidated in place.
@@ -83,13 +83,14 @@ def _code_fingerprint() -> bytes:
 
 @functools.cache
 def _libraries_fingerprint() -> bytes:
-    """The installed pydantic, pydantic-core and rich: pickles hold their classes, rendered text
+    """The installed pydantic, pydantic-core, rich and zh counts: pickles hold their classes, rendered text
     their output. Read from their files' size and time (``find_spec`` locates a package without
     importing it: importing pydantic to read its version would cost a read-only command ~50 ms)."""
     import importlib.util
 
     digest = hashlib.sha256()
-    for name in ("pydantic", "pydantic_core", "rich"):
+    # metrics_registry_zh_models: the repaired extension notes depend on its counts
+    for name in ("pydantic", "pydantic_core", "rich", "metrics_registry_zh_models"):
         spec = importlib.util.find_spec(name)
         for folder in (spec.submodule_search_locations or []) if spec else []:
             for entry in sorted(os.scandir(folder), key=lambda e: e.name):

@@ -39,7 +39,8 @@ SYSTEM_PACKAGES: dict[str, tuple[Callable[[], bool], str]] = {
     "gettext": (lambda: shutil.which("msgfmt") is not None, "GNU msgfmt, the PO editors' own checks"),
     "libime-data-language-model": (
         _word_model_found,
-        "fcitx5's Chinese word model, read by kenlm (pip install -e '.[test]' compiles it;"
+        "fcitx5's Chinese word model, read by kenlm (pip install -e ./packages/zh-models -e '.[test]' "
+        "compiles it;"
         " METRICS_REGISTRY_ZH_LM=off turns it off)",
     ),
     "fonts-noto-cjk": (_cjk_font_found, "a CJK font, so the browser draws Chinese, not boxes"),

@@ -111,7 +111,8 @@ def test_the_wheel_ships_py_typed_and_the_data(wheel: zipfile.ZipFile) -> None:
     data = _package_data(ROOT)
     assert {"metrics_registry/data/grpo.yaml", "metrics_registry/schema/registry-file.schema.json"} <= data
     assert any(name.startswith("metrics_registry/templates/") for name in data)
-    assert any(name.startswith("metrics_registry/encoding/data/") for name in data)
+    # the encoding repairer's Chinese counts are a distribution of their own (packages/zh-models)
+    assert not any(name.endswith(".json.gz") for name in names)
     assert data <= names, sorted(data - names)
     assert "metrics_registry/reporting/sarif.py" in names
     assert not any(name.startswith("tests/") for name in names)
@@ -126,3 +127,31 @@ def test_the_wheel_metadata(wheel: zipfile.ZipFile) -> None:
     assert sorted(metadata.get_all("Classifier")) == sorted(PROJECT["classifiers"])
     (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     assert "metrics-registry = metrics_registry.cli:main" in wheel.read(entry_points).decode()
+
+
+def test_the_chinese_counts_ship_in_their_own_distribution(tmp_path: Path) -> None:
+    """packages/zh-models: a wheel of its own with both counts, which the encoding extra requires,
+    and which the repairer finds where it is installed."""
+    from metrics_registry.encoding import domain
+
+    companion = ROOT / "packages" / "zh-models"
+    source = tmp_path / "source"
+    shutil.copytree(companion, source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index"]
+    subprocess.run(
+        [*command, "-q", "-w", str(tmp_path / "dist"), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (built,) = (tmp_path / "dist").glob("metrics_registry_zh_models-*.whl")
+    names = set(zipfile.ZipFile(built).namelist())
+    assert {
+        "metrics_registry_zh_models/zh-domain.json.gz",
+        "metrics_registry_zh_models/zh-messages.json.gz",
+    } <= names
+    encoding = PROJECT["optional-dependencies"]["encoding"]
+    assert any(r.startswith("metrics-registry-zh-models") for r in encoding), encoding
+    assert not any(r.startswith("metrics-registry-zh-models") for r in PROJECT["dependencies"])
+    assert domain.BUNDLED.is_file() and domain.MESSAGES.is_file()
+    assert domain.MODELS.parent.name == "zh-models" or "site-packages" in domain.MODELS.parts

@@ -13,7 +13,8 @@ A word jieba finds that the counts never saw ("几百步") is scored as the
 counted words it is made of ("几百" "步"), so that the field still has its
 say on it.
 
-The field's counts ship with the package (:data:`BUNDLED`), drawn from this
+The field's counts ship with ``metrics-registry[encoding]`` (:data:`BUNDLED`, in the
+metrics-registry-zh-models distribution), drawn from this
 project's Chinese catalogs and pages (``metrics-registry i18n domain-model``
 writes them again); :func:`using` swaps in other counts, for instance ones
 that add a project's own documents (:meth:`DomainModel.from_texts`).
@@ -44,6 +45,7 @@ from metrics_registry.encoding import language_model as lm
 
 __all__ = [
     "BUNDLED",
+    "MODELS",
     "DomainModel",
     "DomainModelError",
     "active",
@@ -55,14 +57,28 @@ __all__ = [
     "words",
 ]
 
-#: The counts that ship with the package.
-BUNDLED = Path(__file__).resolve().parent / "data" / "zh-domain.json.gz"
+
+def _models_folder() -> Path:
+    """Where the metrics-registry-zh-models distribution keeps the counts, found without importing it
+    (a missing folder when it is not installed: then the repairer runs on the general model alone)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("metrics_registry_zh_models")
+    if spec is None or spec.origin is None:
+        return Path(__file__).resolve().parent / "metrics-registry-zh-models-not-installed"
+    return Path(spec.origin).resolve().parent
+
+
+#: The folder of the counts that ship with ``metrics-registry[encoding]``.
+MODELS = _models_folder()
+#: The project's own counts.
+BUNDLED = MODELS / "zh-domain.json.gz"
 #: Counts of the Chinese translations of programs' messages (the gettext catalogs of a Debian system:
 #: apt, coreutils, git, PostgreSQL, ...), which ship too and are added to :data:`BUNDLED`'s: the
 #: project's own prose is a few thousand words, and manual pages read "子句" (clause), "地址",
 #: "如果不指定" where the general model preferred "子名", "地區", "如果中指定". Written by
 #: ``benchmarks/lossy_field.py``.
-MESSAGES = Path(__file__).resolve().parent / "data" / "zh-messages.json.gz"
+MESSAGES = MODELS / "zh-messages.json.gz"
 #: How many times the project's own counts count against the messages' (six times fewer words:
 #: counted once, the messages' "几百来" outweighed the project's "几百步").
 PROJECT_WEIGHT = 6

@@ -108,12 +108,20 @@ def compile_command(root: Path | None, langs: tuple[str, ...]) -> None:
 def domain_model(check: bool, root: Path | None) -> None:
     """Count the words of the Chinese translations for the encoding repair's model of the field.
 
-    The counts ship in the package (metrics_registry/encoding/data/zh-domain.json.gz);
+    The counts ship in the metrics-registry-zh-models distribution
+    (packages/zh-models/metrics_registry_zh_models/zh-domain.json.gz);
     run this after translating, and commit the file with the catalogs.
     """
-    from metrics_registry.encoding.domain import BUNDLED, counts_text
+    from metrics_registry.encoding.domain import BUNDLED, MODELS, counts_text
     from metrics_registry.i18n.field_counts import field_counts, write_field_counts
 
+    if not MODELS.is_dir():
+        click.echo(
+            "the Chinese word counts are not installed: "
+            "pip install -e packages/zh-models (or metrics-registry[encoding])",
+            err=True,
+        )
+        sys.exit(2)
     root = root or _find_root()
     if check:
         current = BUNDLED.is_file() and counts_text(BUNDLED) == field_counts(root).to_json()

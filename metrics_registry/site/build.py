@@ -79,7 +79,8 @@ def build_notes() -> tuple[str, ...]:
     if importlib.util.find_spec("torch") is None:
         return (
             "torch is not installed: the concept pages have no worked examples; install it with "
-            "pip install -e '.[docs,torch]' -c constraints/test.txt (the CPU wheel) and build again",
+            "pip install -e ./packages/zh-models -e '.[docs,torch]' -c constraints/test.txt (the CPU wheel) "
+            "and build again",
         )
     return ()
 

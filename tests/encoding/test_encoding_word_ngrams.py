@@ -26,7 +26,7 @@ def model() -> word_ngrams.ChineseWordModel:
     found = word_ngrams.active()
     assert found is not None, (
         "no model of Chinese word sequences: apt-get install libime-data-language-model, "
-        "then pip install -e '.[test]' (it builds kenlm); " + word_ngrams.describe()
+        "then pip install -e ./packages/zh-models -e '.[test]' (it builds kenlm); " + word_ngrams.describe()
     )
     return found
 
