@@ -58,19 +58,12 @@ __all__ = [
 ]
 
 
-def _models_folder() -> Path:
-    """Where the metrics-registry-zh-models distribution keeps the counts, found without importing it
-    (a missing folder when it is not installed: then the repairer runs on the general model alone)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("metrics_registry_zh_models")
-    if spec is None or spec.origin is None:
-        return Path(__file__).resolve().parent / "metrics-registry-zh-models-not-installed"
-    return Path(spec.origin).resolve().parent
-
-
 #: The folder of the counts that ship with ``metrics-registry[encoding]``.
-MODELS = _models_folder()
+try:  # a distribution of its own (packages/zh-models), so that the core install does not carry it
+    from metrics_registry_zh_models import DATA as MODELS
+except ImportError:  # not installed: the repairer runs on the general model alone
+    MODELS = Path(__file__).resolve().parent / "metrics-registry-zh-models-not-installed"
+
 #: The project's own counts.
 BUNDLED = MODELS / "zh-domain.json.gz"
 #: Counts of the Chinese translations of programs' messages (the gettext catalogs of a Debian system:

@@ -109,11 +109,9 @@ def _code_and_libraries() -> bytes:
 
     digest = hashlib.sha256()
     _stat_digest(_PACKAGE, digest)
-    import importlib.util  # found, not imported: the Chinese counts the notes' repair mixes in
+    from metrics_registry.encoding.domain import MODELS  # the Chinese counts the notes' repair mixes in
 
-    models = importlib.util.find_spec("metrics_registry_zh_models")
-    if models is not None and models.origin is not None:
-        _stat_digest(Path(models.origin).parent, digest)
+    _stat_digest(MODELS, digest)
     for name in _LIBRARIES:
         try:
             version = metadata.version(name)

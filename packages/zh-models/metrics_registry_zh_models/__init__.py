@@ -8,8 +8,7 @@ that the core install, which only reads the registry, does not carry them:
 - ``zh-messages.json.gz``: the Chinese translations of programs' messages,
   written by ``benchmarks/lossy_field.py``.
 
-:mod:`metrics_registry.encoding.domain` finds this folder with
-``importlib.util.find_spec`` (without importing anything) and reads the files.
+:mod:`metrics_registry.encoding.domain` reads the files from :data:`DATA`.
 """
 
 from pathlib import Path
