@@ -91,7 +91,10 @@ def _libraries_fingerprint() -> bytes:
     digest = hashlib.sha256()
     # metrics_registry_zh_models: the repaired extension notes depend on its counts
     for name in ("pydantic", "pydantic_core", "rich", "metrics_registry_zh_models"):
-        spec = importlib.util.find_spec(name)
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):  # a finder may refuse rather than answer None
+            spec = None
         for folder in (spec.submodule_search_locations or []) if spec else []:
             for entry in sorted(os.scandir(folder), key=lambda e: e.name):
                 if entry.is_file():

@@ -21,6 +21,7 @@ EXTRA_OF: dict[str, str] = {
     "jieba": "encoding",
     "wordfreq": "encoding",
     "opencc": "encoding",
+    "metrics_registry_zh_models": "encoding",  # packages/zh-models, the Chinese word counts
     "nh3": "docs",
     "selectolax": "docs",
     "mkdocs": "docs",

@@ -8,6 +8,10 @@ that ``fix-encoding --check --format github|sarif`` reports as ``validate`` does
 ``metrics_registry.cache``, the private on-disk cache, so that the Chinese tables derived
 from jieba and wordfreq (:mod:`metrics_registry.encoding.chinese_tables`) are built once
 per install, with the same safety rules as the registry's cache.
+
+Besides, ``metrics_registry_zh_models`` is not part of this package but the companion
+distribution (packages/zh-models) that carries the Chinese word counts: a data folder and
+its path, nothing else.
 """
 
 from __future__ import annotations
@@ -18,7 +22,12 @@ from pathlib import Path
 import metrics_registry.encoding
 
 PACKAGE = Path(metrics_registry.encoding.__file__).parent
-ALLOWED = ("metrics_registry.fileio", "metrics_registry.reporting", "metrics_registry.cache")
+ALLOWED = (
+    "metrics_registry.fileio",
+    "metrics_registry.reporting",
+    "metrics_registry.cache",
+    "metrics_registry_zh_models",
+)
 
 
 def test_imports_stay_inside_the_subpackage() -> None:
