@@ -41,3 +41,13 @@ def _system_packages(request: pytest.FixtureRequest) -> None:
     """Skip, naming the package, when a system package is missing; in CI (CI=true) fail instead."""
     for marker in request.node.iter_markers("system"):
         require_system(marker.args[0])
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave the test folders' conftest.py out of --doctest-modules (they hold no doctests).
+
+    Each folder's conftest.py is a module named ``conftest``; collected as a doctest module
+    when pytest is given several folders, it met another folder's under that name
+    ("import file mismatch"). pytest still loads every one of them as a conftest.
+    """
+    return True if collection_path.name == "conftest.py" else None

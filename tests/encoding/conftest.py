@@ -1,23 +1,8 @@
-"""Fixtures of the encoding tests: the clean texts and the seed document."""
+"""Fixtures of the encoding tests (their clean texts: clean_texts.py)."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "encoding"
-LANGUAGES = ("en", "vi", "zh-hans", "zh-hant")
-
-
-def clean_text(language: str) -> str:
-    return (FIXTURES / "clean" / f"{language}.md").read_text(encoding="utf-8")
-
-
-def paragraphs(language: str) -> list[str]:
-    """The blocks of a clean text (headings, paragraphs, tables, code), each a sample."""
-    return [block for block in re.split(r"\n\n+", clean_text(language)) if block.strip()]
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ftfy
 import pytest
-from conftest import LANGUAGES, clean_text, paragraphs
+from clean_texts import LANGUAGES, clean_text, paragraphs
 
 from metrics_registry.encoding import diagnose, repair
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 import pytest
-from conftest import LANGUAGES, clean_text, paragraphs
+from clean_texts import LANGUAGES, clean_text, paragraphs
 
 from metrics_registry.encoding import Kind, diagnose, repair
 from metrics_registry.encoding.damage import DAMAGE_KINDS, damage, mojibake

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import clean_text
+from clean_texts import clean_text
 
 from metrics_registry.encoding import domain, lossy, rescoring, slots, word_ngrams
 from metrics_registry.encoding.damage import mojibake

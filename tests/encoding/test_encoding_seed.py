@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from conftest import FIXTURES
+from clean_texts import FIXTURES
 
 from metrics_registry.encoding import Kind, diagnose, repair
 from metrics_registry.encoding.codepages import SUSPECT_RE
