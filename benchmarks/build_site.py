@@ -7,21 +7,28 @@ For the real registry and for a synthetic one ``--scale`` times larger
 once with one language at a time and once with all in parallel (each
 language's process generates its Markdown, then runs MkDocs), and prints the
 time until every language's Markdown was ready against the time MkDocs adds
-after that, and of
-the steps after MkDocs (search fields, root pages, link check), and the
-whole build's overhead over plain MkDocs on the same generated Markdown
-(the yardstick, run the same way in the same process) [<= 1.10x], in wall
-time and in CPU time (the build's processes against the yardstick's: steadier
-than wall time on a shared machine); with
-``--repeat``, the best build against the best yardstick run, and the median of
-each run's own ratio (each build against the yardstick run right after it, so
-both met the same load: on a noisy machine the steadier figure). Each
-build runs cold (empty work folder) and again right after (the generated
-Markdown of unchanged inputs is reused; MkDocs and the checks run in full).
-Both use the user's cache as any build after the first one on a machine does
-(the validated registry, the repaired extension notes: ``metrics_registry.cache``);
-``METRICS_REGISTRY_CACHE=off`` measures without it. Figures
-vary with the machine's load: compare the ratios.
+after that, and of the steps after MkDocs (search fields, root pages, link
+check), and the whole build's overhead over plain MkDocs on the same
+generated Markdown (the yardstick, run the same way in the same process)
+[<= 1.10x], in wall time and in CPU time (the build's processes against the
+yardstick's).
+
+Builds and yardstick runs alternate, P B P B P: each build is set against
+the mean of the yardstick runs on either side of it, which met the same
+load. On the shared 2-core machine the same MkDocs run drifts by 7% from one
+run to the next (121.8 s, then 130.0 s, at 10x), nearly the whole budget, so
+a build timed only against the run after it (as this script once did) read
+1.23x where its neighbours' mean gave 1.05x. With ``--repeat``, the best
+build against the best of its yardstick means, and the median of each
+build's own ratio (the steadier figure). Each build runs cold (empty work
+folder) and again right after (the generated Markdown of unchanged inputs is
+reused; MkDocs and the checks run in full). An unmeasured build of each
+registry comes first: it writes the Markdown the first yardstick run builds,
+and fills the user's cache as any build after the first one on a machine
+finds it (the validated registry, the repaired extension notes, the compiled
+templates, the worked examples: ``metrics_registry.cache``);
+``METRICS_REGISTRY_CACHE=off`` measures without it. Figures vary with the
+machine's load: compare the ratios.
 """
 
 from __future__ import annotations
@@ -85,19 +92,41 @@ def measure(registry: metrics_registry.Registry, jobs: int, work: Path, cold: bo
     report = build_site(registry, output=work / "site", project_root=ROOT, work=work / "build", jobs=jobs)
     total = time.perf_counter() - started
     cpu = _children_cpu() + time.process_time() - cpu
-    plain_cpu = _children_cpu()
-    plain = plain_mkdocs(work / "build", jobs)
-    plain_cpu = _children_cpu() - plain_cpu
     return {
         "generate": report.seconds_generate,
         "mkdocs": report.seconds_mkdocs,
         "finish": report.seconds_finish,
         "total": total,
         "pages": report.pages,
-        "plain": plain,
         "cpu": cpu,
-        "plain_cpu": plain_cpu,
     }
+
+
+def yardstick(work: Path, jobs: int) -> tuple[float, float]:
+    """One yardstick run on the Markdown the last build in ``work`` generated: (wall, CPU) seconds."""
+    cpu = _children_cpu()
+    wall = plain_mkdocs(work / "build", jobs)
+    return wall, _children_cpu() - cpu
+
+
+def alternating(
+    registry: metrics_registry.Registry, jobs: int, work: Path, repeat: int
+) -> dict[bool, list[dict[str, float]]]:
+    """Cold and again builds, ``repeat`` of each, alternating with yardstick runs (P B P B P ...);
+    each build carries the mean of its two neighbouring runs (``plain``, ``plain_cpu``)."""
+    # unmeasured: the Markdown of the first yardstick run, and the user's cache filled
+    build_site(registry, output=work / "site", project_root=ROOT, work=work / "build", jobs=jobs)
+    before = yardstick(work, jobs)
+    runs: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+    for _ in range(repeat):
+        for cold in (True, False):
+            run = measure(registry, jobs, work, cold)
+            after = yardstick(work, jobs)
+            run["plain"] = (before[0] + after[0]) / 2
+            run["plain_cpu"] = (before[1] + after[1]) / 2
+            runs[cold].append(run)
+            before = after
+    return runs
 
 
 def _children_cpu() -> float:
@@ -133,7 +162,7 @@ def plain_mkdocs(build: Path, jobs: int) -> float:
 
 
 def _paired_medians(runs: list[dict[str, float]]) -> str:
-    """The median of each run's wall and CPU ratio to the yardstick run right after it."""
+    """The median of each build's wall and CPU ratio to the mean of its neighbouring yardstick runs."""
     wall = statistics.median(run["total"] / run["plain"] for run in runs)
     cpu = statistics.median(run["cpu"] / run["plain_cpu"] for run in runs)
     return f"{wall:>14.2f}x{cpu:>6.2f}x"
@@ -171,16 +200,11 @@ def main() -> None:
         results: dict[tuple[str, int], dict[str, float]] = {}
         ways = [(1, "one by one"), (languages, "parallel")]
         ways = [way for way in ways if args.builds == "both" or (args.builds == "one") == (way[0] == 1)]
-        # the user cache as a second build on this machine finds it (worked examples computed,
-        # templates compiled; the copies' keys name the same references): the first build after
-        # an edit of the package fills it, once
-        warm = folder / "warm"
-        real = next(iter(registries.values()))
-        build_site(real, output=warm / "site", project_root=ROOT, work=warm / "build")
         for name, registry in registries.items():
             for jobs, label in ways:
+                alternated = alternating(registry, jobs, folder / "work", args.repeat)
                 for cold in (True, False):
-                    runs = [measure(registry, jobs, folder / "work", cold) for _ in range(args.repeat)]
+                    runs = alternated[cold]
                     best = {
                         **min(runs, key=lambda run: run["total"]),
                         "plain": min(r["plain"] for r in runs),
@@ -194,7 +218,8 @@ def main() -> None:
                         f"{best['generate']:>10.2f}{best['mkdocs']:>9.2f}{best['finish']:>8.2f}"
                         f"{best['total']:>8.2f}{best['plain']:>14.2f}{best['total'] / best['plain']:>9.2f}x"
                         f"{best['cpu'] / best['plain_cpu']:>13.2f}x"
-                        + (_paired_medians(runs) if args.repeat > 1 else "")
+                        + (_paired_medians(runs) if args.repeat > 1 else ""),
+                        flush=True,
                     )
         print()
         names = list(registries)
