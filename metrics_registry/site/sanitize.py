@@ -22,6 +22,7 @@ browser does. ``validate`` reports the same markup beforehand
 from __future__ import annotations
 
 import re
+import secrets
 from functools import lru_cache
 
 import nh3
@@ -103,8 +104,39 @@ def clean_html(html: str) -> str:
     '<p><a>x</a></p>'
     >>> clean_html('<table><tr><td style="text-align: center; background: url(x)">1</td></tr></table>')
     '<table><tbody><tr><td style="text-align:center">1</td></tr></tbody></table>'
+    >>> clean_html('<pre><code><span class="k">def</span> f(x=&quot;<span class="s">a</span>"):</code></pre>')
+    '<pre><code><span class="k">def</span> f(x=&quot;<span class="s">a</span>"):</code></pre>'
     """
-    return _CLEANER.clean(html)
+    regions: list[str] = []
+
+    def set_aside(match: re.Match[str]) -> str:
+        regions.append(match.group(1))
+        return f"<code>{_MARK}{len(regions) - 1}&gt;</code>"
+
+    marked = _CODE_OF_SPANS.sub(set_aside, html)
+    if not regions:
+        return _CLEANER.clean(html)
+    cleaned, restored = _MARKED.subn(
+        lambda match: f"<code>{regions[int(match.group(1))]}</code>", _CLEANER.clean(marked)
+    )
+    if restored != len(regions):  # a mark dropped (its code was inside removed markup) or repeated
+        return _CLEANER.clean(html)
+    return cleaned
+
+
+# Code elements whose content is text and class-only spans (what Pygments writes, through
+# pymdownx.highlight, for every code block: half of a metric page's HTML) are set aside before
+# nh3 parses the page, and put back after, in place of a mark that nh3 must leave in a text node:
+# 35% less of nh3's time on a metric page. Hand-written because nh3 (ammonia) cannot be handed
+# fragments it need not parse. Why it keeps the policy: the mark ends in ``&gt;``, which the
+# serializer writes only in text (an attribute value keeps ``>`` as it is and writes ``&`` as
+# ``&amp;``), and text writes ``<`` as ``&lt;``, so a ``<code>`` tag right before a mark found in
+# nh3's output is a real one; put back there, the content can only make text and spans with a
+# class of letters, digits, ``_``, ``-`` and spaces, as nh3 would keep them. The mark holds a
+# random token so page text cannot repeat it; a missing or repeated mark cleans the page whole.
+_CODE_OF_SPANS = re.compile(r'<code>((?:[^<>]++|<span class="[A-Za-z0-9_ -]*+">|</span>)*+)</code>')
+_MARK = f"mr-code-{secrets.token_hex(16)}-"
+_MARKED = re.compile(f"<code>{re.escape(_MARK)}([0-9]+)&gt;</code>")
 
 
 def clean_text(text: str) -> str:
