@@ -15,10 +15,10 @@ yardstick's).
 
 Builds and yardstick runs alternate, P B P B P: each build is set against
 the mean of the yardstick runs on either side of it, which met the same
-load. On the shared 2-core machine the same MkDocs run drifts by 7% from one
-run to the next (121.8 s, then 130.0 s, at 10x), nearly the whole budget, so
-a build timed only against the run after it (as this script once did) read
-1.23x where its neighbours' mean gave 1.05x. With ``--repeat``, the best
+load. On the shared 2-core machine the same plain MkDocs run at 10x took
+121.8 s, then 130.0 s a few minutes later: a drift of 7%, most of the
+budget, which a build timed only against the run after it (as this script
+once did) reads as overhead, or hides. With ``--repeat``, the best
 build against the best of its yardstick means, and the median of each
 build's own ratio (the steadier figure). Each build runs cold (empty work
 folder) and again right after (the generated Markdown of unchanged inputs is
