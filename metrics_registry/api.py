@@ -69,6 +69,7 @@ def validate(
     if key is not None:
         hit = cache.read(key)
         if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[0], Registry):
+            hit[0].source_key = key
             return hit[0], list(hit[1])
     # imported only on a cache miss: checking is what the cache saves
     from metrics_registry.checks import run_checks
@@ -85,6 +86,7 @@ def validate(
     findings.extend(run_checks(files, registry))
     if key is not None:
         cache.write(key, (registry, findings))
+    registry.source_key = key
     return registry, findings
 
 

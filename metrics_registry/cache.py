@@ -48,7 +48,17 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["CACHE_ENV", "cache_folder", "cache_key", "memo", "read", "read_text", "write", "write_text"]
+__all__ = [
+    "CACHE_ENV",
+    "cache_folder",
+    "cache_key",
+    "libraries_fingerprint",
+    "memo",
+    "read",
+    "read_text",
+    "write",
+    "write_text",
+]
 
 CACHE_ENV = "METRICS_REGISTRY_CACHE"
 _FORMAT = b"metrics-registry cache 1"
@@ -82,7 +92,7 @@ def _code_fingerprint() -> bytes:
 
 
 @functools.cache
-def _libraries_fingerprint() -> bytes:
+def libraries_fingerprint() -> bytes:
     """The installed pydantic, pydantic-core, rich and zh counts: pickles hold their classes, rendered text
     their output. Read from their files' size and time (``find_spec`` locates a package without
     importing it: importing pydantic to read its version would cost a read-only command ~50 ms)."""
@@ -108,7 +118,7 @@ def cache_key(paths: Iterable[Path], max_bytes: int, purpose: str = "registry") 
     digest = hashlib.sha256(_FORMAT)
     digest.update(f"{purpose}|{sys.version}".encode())
     digest.update(_code_fingerprint())
-    digest.update(_libraries_fingerprint())
+    digest.update(libraries_fingerprint())
     for path in paths:
         try:
             status = Path(path).stat()

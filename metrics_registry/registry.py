@@ -202,6 +202,10 @@ class Registry:
         self.families = families
         self.entries = entries
         self.concepts: dict[str, Concept] = dict(concepts or {})
+        #: The user-cache key of the files this registry was loaded from (their content, this
+        #: package's code), set by ``validate()``; None for a registry put together otherwise.
+        #: The site build names its inputs by it rather than by digesting every metric again.
+        self.source_key: str | None = None
         self._by_name: dict[str, list[tuple[Entry, str]]] = {}
         self._templates: list[tuple[Entry, str, str]] = []
         # per family and per template name, so a site of N metrics does not scan all N per page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -109,8 +110,13 @@ def test_concurrent_runs_each_get_a_whole_result(cache_folder: Path, valid_file:
     outputs = [run.communicate(timeout=120) for run in runs]
     assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
     assert len({out for out, _ in outputs}) == 1
-    assert len(_entries(cache_folder)) == 1
+    entries = _entries(cache_folder)
+    # one entry per key (the registry, each language's catalog), each a whole pickle
+    assert entries and all(pickle.loads(entry.read_bytes()) is not None for entry in entries)
     assert not [p for p in cache_folder.iterdir() if p.suffix != ".pickle"]  # no temporary left
+    again = subprocess.run([*command, "export"], env=env, capture_output=True, timeout=120, check=True)
+    assert again.stdout == outputs[0][0]
+    assert _entries(cache_folder) == entries  # every key was already there: nothing new to write
 
 
 def test_validate_rechecks_only_what_changed(

@@ -11,6 +11,7 @@ every language.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from metrics_registry.cache import memo
 from metrics_registry.registry import Registry, RegistryError
 from metrics_registry.schema import schema_text
 from metrics_registry.site.assets import katex_dist
@@ -168,7 +170,10 @@ def _finish_mkdocs(
 def _data_for(job: BuildJob, codes: tuple[str, ...]) -> dict[str, str]:
     """The registry's data files: made again when a language is generated, else read back."""
     if not codes or any(lang not in job.reused for lang in codes):
-        return data_files(job.registry, job.root)
+        # the same inputs give the same files: job.inputs covers the registry, the catalogs, this
+        # package's code and the libraries that write them (babel and pyyaml by version)
+        key = hashlib.sha256(f"site data files\0{job.inputs}".encode()).hexdigest()
+        return memo(key, lambda: data_files(job.registry, job.root))
     docs = job.work / "docs" / codes[0]
     return {name: (docs / name).read_text(encoding="utf-8") for name in job.reused[codes[0]]["data"]}
 

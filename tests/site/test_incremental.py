@@ -66,6 +66,19 @@ def test_the_registry_digest_sees_a_changed_text(small_registry: Registry) -> No
     assert registry_digest(changed) != registry_digest(small_registry)
 
 
+def test_a_loaded_registry_is_named_by_its_files(tmp_path: Path) -> None:
+    """A registry from validate() is digested from its files' cache key: an edited file is a new digest."""
+    family = tmp_path / "openrlhf.yaml"
+    text = OPENRLHF.read_text(encoding="utf-8")
+    family.write_text(text, encoding="utf-8")
+    first = metrics_registry.load([family], builtin=False)
+    assert first.source_key is not None
+    family.write_text(text.replace("summary: The PPO", "summary: Edited, the PPO", 1), encoding="utf-8")
+    edited = metrics_registry.load([family], builtin=False)
+    assert registry_digest(edited) != registry_digest(first)
+    assert registry_digest(metrics_registry.load([family], builtin=False)) == registry_digest(edited)
+
+
 def _project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     for name in ("mkdocs.yml", "package.json"):
