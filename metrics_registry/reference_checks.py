@@ -19,7 +19,13 @@ from metrics_registry.loader import LoadedFile
 from metrics_registry.models import Metric
 from metrics_registry.registry import Registry
 
-__all__ = ["ReferenceTarget", "check_references_implemented", "find_reference", "reference_coverage"]
+__all__ = [
+    "ReferenceTarget",
+    "check_references_implemented",
+    "find_reference",
+    "reference_coverage",
+    "reference_module_file",
+]
 
 # A reference is checked without importing it: importing would load torch,
 # which the registry, the CLI and the site do not need. The module is located
@@ -119,6 +125,16 @@ def _find_name(body: list[ast.stmt], name: str) -> ast.AST | None:
     """The last top-level statement of ``body`` that defines ``name``."""
     found = [node for node in body if _defines(node, name)]
     return found[-1] if found else None
+
+
+def reference_module_file(reference: str) -> Path | None:
+    """The Python file of the module ``reference`` (``package.module.function``) would be found in,
+    located as :func:`find_reference` locates it (nothing executed); None when there is none."""
+    located = _module_spec(reference.split("."))
+    if located is None:
+        return None
+    origin = located[0].origin
+    return Path(origin) if origin and origin.endswith(".py") else None
 
 
 def find_reference(reference: str, extra_paths: tuple[Path, ...] = ()) -> ReferenceTarget | str:

@@ -37,7 +37,7 @@ from metrics_registry.registry import Entry, Registry
 from metrics_registry.site.concept_pages import concept_link
 from metrics_registry.site.jinja_calls import with_direct_calls
 from metrics_registry.site.sanitize import markdown_text
-from metrics_registry.site.source import example_code, reference_source
+from metrics_registry.site.source import example_code, reference_sources
 from metrics_registry.site.template_cache import template_cache
 from metrics_registry.site.typography import TIGHT_LANGUAGES, tidy_values
 
@@ -216,8 +216,8 @@ def environment(
         listing=listing,
         notice=notice,
         crucial_of=crucial_of,
-        # once per reference in a language's pages (a family's copies, a key's aliases share one)
-        reference_source=functools.cache(reference_source),
+        # once per reference for all of a language's pages (a family's copies, a key's aliases share one)
+        reference_source=reference_sources(e.metric.reference for e in registry if e.metric.reference),
         example_code=example_code,
         api_link=lambda reference: _api_link(reference, page_link),
         front_matter=front_matter,
