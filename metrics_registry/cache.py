@@ -11,8 +11,8 @@ script would pay it on every call. The result of :func:`metrics_registry.api.val
   installs new files), and the version of Python. (Not the
   package's version: reading it costs ``importlib.metadata``, ~15 ms, on every
   command, and the code's fingerprint changes with every release anyway.)
-- the installed pydantic, pydantic-core, rich and the Chinese word counts (their files' size and time):
-  entries hold pydantic objects, and rendered output is rich's.
+- the installed pydantic, pydantic-core, rich, Babel and the Chinese word counts (their files' size and
+  time): entries hold pydantic objects and Babel catalogs, and rendered output is rich's.
 
 Any change gives a new key; nothing is ever invalidated in place.
 
@@ -93,14 +93,14 @@ def _code_fingerprint() -> bytes:
 
 @functools.cache
 def libraries_fingerprint() -> bytes:
-    """The installed pydantic, pydantic-core, rich and zh counts: pickles hold their classes, rendered text
-    their output. Read from their files' size and time (``find_spec`` locates a package without
+    """The installed pydantic, pydantic-core, rich, Babel and zh counts: pickles hold their classes,
+    rendered text their output. Read from their files' size and time (``find_spec`` locates a package without
     importing it: importing pydantic to read its version would cost a read-only command ~50 ms)."""
     import importlib.util
 
     digest = hashlib.sha256()
     # metrics_registry_zh_models: the repaired extension notes depend on its counts
-    for name in ("pydantic", "pydantic_core", "rich", "metrics_registry_zh_models"):
+    for name in ("pydantic", "pydantic_core", "rich", "babel", "metrics_registry_zh_models"):
         try:
             spec = importlib.util.find_spec(name)
         except (ImportError, ValueError):  # a finder may refuse rather than answer None

@@ -79,13 +79,11 @@ def _read_po(path: Path, size: int, mtime_ns: int) -> Catalog:
     language's catalogs for its pages and again for the exported registry). Callers only read it.
 
     Kept in the user cache too (unpickling a catalog costs a third of parsing it: Babel's
-    reader is pure Python), by the file's content and Babel's version."""
-    import babel
-
+    reader is pure Python), by the file's content (the cache's key covers the installed Babel)."""
     from metrics_registry.cache import cache_key, memo
     from metrics_registry.i18n.catalogs import read_catalog
 
-    key = cache_key([path], _CACHED_CATALOG_BYTES, purpose=f"po catalog|babel {babel.__version__}")
+    key = cache_key([path], _CACHED_CATALOG_BYTES, purpose="po catalog")
     return memo(key, lambda: read_catalog(path))
 
 
