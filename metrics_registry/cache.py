@@ -50,6 +50,7 @@ T = TypeVar("T")
 
 __all__ = [
     "CACHE_ENV",
+    "FINGERPRINTED_LIBRARIES",
     "cache_folder",
     "cache_key",
     "libraries_fingerprint",
@@ -91,16 +92,24 @@ def _code_fingerprint() -> bytes:
     return digest.digest()
 
 
+#: The installed packages whose files :func:`libraries_fingerprint` covers (metrics_registry_zh_models:
+#: the repaired extension notes depend on its counts).
+FINGERPRINTED_LIBRARIES = (
+    *("pydantic", "pydantic_core", "rich", "babel", "packaging"),
+    "metrics_registry_zh_models",
+)
+
+
 @functools.cache
 def libraries_fingerprint() -> bytes:
-    """The installed pydantic, pydantic-core, rich, Babel and zh counts: pickles hold their classes,
-    rendered text their output. Read from their files' size and time (``find_spec`` locates a package without
-    importing it: importing pydantic to read its version would cost a read-only command ~50 ms)."""
+    """The installed pydantic, pydantic-core, rich, Babel, packaging and zh counts: pickles hold their
+    classes, rendered text their output (packaging orders releases: validation, rename maps). Read
+    from their files' size and time (``find_spec`` locates a package without importing it: importing
+    pydantic to read its version would cost a read-only command ~50 ms). Once per process."""
     import importlib.util
 
     digest = hashlib.sha256()
-    # metrics_registry_zh_models: the repaired extension notes depend on its counts
-    for name in ("pydantic", "pydantic_core", "rich", "babel", "metrics_registry_zh_models"):
+    for name in FINGERPRINTED_LIBRARIES:
         try:
             spec = importlib.util.find_spec(name)
         except (ImportError, ValueError):  # a finder may refuse rather than answer None

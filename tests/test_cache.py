@@ -141,3 +141,29 @@ def test_validate_rechecks_only_what_changed(
     fixed = CliRunner().invoke(cli, ["validate"])
     assert fixed.exit_code == 0, fixed.output
     assert len(_entries(cache_folder)) == entries + 1  # only the edited page was checked again
+
+
+@pytest.mark.parametrize("library", cache.FINGERPRINTED_LIBRARIES)
+def test_an_upgraded_library_changes_every_key(library: str) -> None:
+    """A cached pickle or page made with another release of a library it depends on is not read:
+    a file of that library whose time changes (as an upgrade rewrites it) changes the fingerprint."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(library)
+    assert spec is not None and spec.submodule_search_locations, f"{library} is not installed"
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    file = next(entry for entry in sorted(folder.iterdir()) if entry.is_file())
+
+    def fingerprint() -> bytes:  # computed again: a process reads it once
+        cache.libraries_fingerprint.cache_clear()
+        return cache.libraries_fingerprint()
+
+    before = fingerprint()
+    status = file.stat()
+    try:
+        os.utime(file, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000_000))
+        assert fingerprint() != before
+    finally:
+        os.utime(file, ns=(status.st_atime_ns, status.st_mtime_ns))
+        cache.libraries_fingerprint.cache_clear()
+    assert fingerprint() == before
