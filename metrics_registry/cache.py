@@ -11,8 +11,8 @@ script would pay it on every call. The result of :func:`metrics_registry.api.val
   installs new files), and the version of Python. (Not the
   package's version: reading it costs ``importlib.metadata``, ~15 ms, on every
   command, and the code's fingerprint changes with every release anyway.)
-- the installed pydantic, pydantic-core, rich, Babel and the Chinese word counts (their files' size and
-  time): entries hold pydantic objects and Babel catalogs, and rendered output is rich's.
+- the installed libraries of :data:`FINGERPRINTED_LIBRARIES` (their files' size and time): entries
+  hold pydantic objects and Babel catalogs, rendered output is rich's, packaging orders releases.
 
 Any change gives a new key; nothing is ever invalidated in place.
 
@@ -95,17 +95,21 @@ def _code_fingerprint() -> bytes:
 #: The installed packages whose files :func:`libraries_fingerprint` covers (metrics_registry_zh_models:
 #: the repaired extension notes depend on its counts).
 FINGERPRINTED_LIBRARIES = (
-    *("pydantic", "pydantic_core", "rich", "babel", "packaging"),
+    "pydantic",
+    "pydantic_core",
+    "rich",
+    "babel",
+    "packaging",
     "metrics_registry_zh_models",
 )
 
 
 @functools.cache
 def libraries_fingerprint() -> bytes:
-    """The installed pydantic, pydantic-core, rich, Babel, packaging and zh counts: pickles hold their
-    classes, rendered text their output (packaging orders releases: validation, rename maps). Read
-    from their files' size and time (``find_spec`` locates a package without importing it: importing
-    pydantic to read its version would cost a read-only command ~50 ms). Once per process."""
+    """The installed :data:`FINGERPRINTED_LIBRARIES`: pickles hold their classes, rendered text their
+    output (packaging orders releases: validation, rename maps). Read from their files' size and
+    time (``find_spec`` locates a package without importing it: importing pydantic to read its
+    version would cost a read-only command ~50 ms). Once per process."""
     import importlib.util
 
     digest = hashlib.sha256()
