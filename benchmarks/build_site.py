@@ -3,7 +3,7 @@
     python benchmarks/build_site.py [--scale 10] [--repeat 1] [--builds both|parallel|one]
 
 For the real registry and for a synthetic one ``--scale`` times larger
-(copies of every family under new ids), it builds every language twice,
+(copies of every family under new ids; ``--scale 1``: the real one only), it builds every language twice,
 once with one language at a time and once with all in parallel (each
 language's process generates its Markdown, then runs MkDocs), and prints the
 time until every language's Markdown was ready against the time MkDocs adds
