@@ -19,8 +19,6 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from jinja2 import TemplateSyntaxError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from metrics_registry.i18n import DOMAINS, I18nError, i18n_dir
 from metrics_registry.i18n.fields import (
@@ -31,6 +29,7 @@ from metrics_registry.i18n.fields import (
     metric_context,
     metric_texts,
 )
+from metrics_registry.yamlread import DuplicateKeyError, Loc, TagError, TooBigError, YAMLError, read_yaml
 
 __all__ = ["REGISTRY_METHOD", "extract_catalogs", "extract_registry", "new_catalog"]
 
@@ -38,18 +37,12 @@ REGISTRY_METHOD = "metrics_registry"
 _MARKDOWN_HINT = "Markdown: keep `code`, {placeholders}, $LaTeX$, URLs and link targets unchanged."
 
 
-def _line(node: Any, loc: tuple[str | int, ...], fallback: int) -> int:
-    """1-based line of the deepest located part of ``loc`` inside ``node``."""
-    line = fallback
-    for part in loc:
-        lc = getattr(node, "lc", None)
-        try:
-            if lc is not None:
-                line = (lc.item(part) if isinstance(part, int) else lc.key(part))[0] + 1
-            node = node[part]
-        except (KeyError, IndexError, TypeError, AttributeError):
-            break
-    return line
+def _line(lines: dict[Loc, int], loc: Loc, fallback: int) -> int:
+    """1-based line of the deepest located part of ``loc`` (from the document's root)."""
+    for end in range(len(loc), 0, -1):
+        if loc[:end] in lines:
+            return lines[loc[:end]]
+    return fallback
 
 
 def extract_registry(
@@ -66,21 +59,21 @@ def extract_registry(
     """
     data = fileobj.read()
     text = data.decode(options.get("encoding", "utf-8")) if isinstance(data, bytes) else data
-    try:
-        document = YAML(typ="rt").load(text)
-    except YAMLError:
+    try:  # libyaml, bounded (:mod:`metrics_registry.yamlread`): as fast as `validate` reads the file
+        document, lines = read_yaml(text)
+    except (YAMLError, DuplicateKeyError, TagError, TooBigError):
         return
     if isinstance(document, Mapping) and isinstance(document.get("concepts"), list):
-        yield from _concept_messages(document)
+        yield from _concept_messages(document, lines)
         return
     if not isinstance(document, Mapping) or not isinstance(document.get("family"), Mapping):
         return
     family = document["family"]
     family_id = str(family.get("id", ""))
-    family_line = _line(document, ("family",), 1)
+    family_line = _line(lines, ("family",), 1)
     for field in family_texts(family):
         yield (
-            _line(family, field.loc, family_line),
+            _line(lines, ("family", *field.loc), family_line),
             "pgettext",
             (family_context(family_id, field.path), field.text),
             [_MARKDOWN_HINT] if field.path != "title" else [],
@@ -92,24 +85,26 @@ def extract_registry(
         if not isinstance(metric, Mapping) or not isinstance(metric.get("key"), str):
             continue
         key = metric["key"]
-        metric_line = _line(document, ("metrics", index), family_line)
+        metric_line = _line(lines, ("metrics", index), family_line)
         for field in metric_texts(metric):
             yield (
-                _line(metric, field.loc, metric_line),
+                _line(lines, ("metrics", index, *field.loc), metric_line),
                 "pgettext",
                 (metric_context(family_id, key, field.path), field.text),
                 [_MARKDOWN_HINT] if field.path != "title" else [],
             )
 
 
-def _concept_messages(document: Mapping[str, Any]) -> Iterator[tuple[int, str, tuple[str, str], list[str]]]:
+def _concept_messages(
+    document: Mapping[str, Any], lines: dict[Loc, int]
+) -> Iterator[tuple[int, str, tuple[str, str], list[str]]]:
     for index, concept in enumerate(document["concepts"]):
         if not isinstance(concept, Mapping) or not isinstance(concept.get("id"), str):
             continue
-        line = _line(document, ("concepts", index), 1)
+        line = _line(lines, ("concepts", index), 1)
         for field in concept_texts(concept):
             yield (
-                _line(concept, field.loc, line),
+                _line(lines, ("concepts", index, *field.loc), line),
                 "pgettext",
                 (concept_context(concept["id"], field.path), field.text),
                 [_MARKDOWN_HINT] if field.path != "title" else [],

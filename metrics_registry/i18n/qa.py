@@ -203,6 +203,19 @@ def _multiset_problem(what: str, source: list[str], target: list[str]) -> str | 
     return f"{what} differ from the English: {'; '.join(parts)}"
 
 
+@functools.lru_cache(maxsize=4)
+def _keylike(keys: frozenset[str]) -> tuple[str, ...]:
+    """The keys that cannot be ordinary words ('loss', 'reward' can), sorted: worked out once per set
+    of keys, since a catalog's thousands of messages are all checked against the same keys."""
+    return tuple(sorted(key for key in keys if _KEYLIKE.search(key)))
+
+
+@functools.lru_cache(maxsize=256)
+def _key_pattern(key: str) -> re.Pattern[str]:
+    """A metric key written whole: not inside a longer key, a path or a {placeholder}."""
+    return re.compile(rf"(?<![\w/{{.-]){re.escape(key)}(?![\w/}}-])")
+
+
 def check_message(
     source: str,
     translation: str,
@@ -230,12 +243,10 @@ def check_message(
     problem = _multiset_problem("inline code spans", source_code, target_code)
     if problem:
         yield ("I18N201", problem, "copy code spans from the English unchanged")
-    for key in sorted(set(keys)):
-        if not _KEYLIKE.search(key):
-            continue  # 'loss', 'reward': ordinary words in prose
+    for key in _keylike(keys if isinstance(keys, frozenset) else frozenset(keys)):
         if key not in source_prose and key not in target_prose:
             continue  # the common case, without a regular expression
-        pattern = re.compile(rf"(?<![\w/{{.-]){re.escape(key)}(?![\w/}}-])")
+        pattern = _key_pattern(key)
         wanted, got = len(pattern.findall(source_prose)), len(pattern.findall(target_prose))
         if wanted != got:
             yield (
@@ -268,15 +279,19 @@ def check_message(
                     f"{what} around Chinese text: {found.group()[:40]!r}",
                     f"write {wanted} (full width) around Chinese text; keep ASCII for formulas and code",
                 )
+    target_lower = target_prose.lower()
     for term in glossary:
-        avoided = [f for f in term.avoid.get(lang, ()) if f.lower() in target_prose.lower()]
-        if avoided and term.pattern().search(source_prose):
+        avoid, has_forms = term.avoid.get(lang, ()), lang in term.forms
+        if not (avoid or has_forms) or not term.pattern().search(source_prose):
+            continue  # no rule for this language, or the term is not in the English
+        avoided = [f for f in avoid if f.lower() in target_lower]
+        if avoided:
             yield (
                 "I18N209",
                 f"the English uses '{term.en}'; the glossary avoids {' / '.join(avoided)} in '{lang}'",
                 "use the glossary's term (see its note in i18n/glossary.yaml)",
             )
-        if lang not in term.forms or not term.pattern().search(source_prose):
+        if not has_forms:
             continue
         forms = term.forms[lang]
         if forms is None:
@@ -286,7 +301,7 @@ def check_message(
                     f"the glossary keeps '{term.en}' in English in '{lang}', the translation does not",
                     "use the English term (see i18n/glossary.yaml)",
                 )
-        elif not any(form.lower() in target_prose.lower() for form in forms):
+        elif not any(form.lower() in target_lower for form in forms):
             yield (
                 "I18N209",
                 f"the English uses '{term.en}'; the glossary's term in '{lang}' is {' / '.join(forms)}",
@@ -295,7 +310,7 @@ def check_message(
 
 
 def _catalog_findings(
-    path: Path, catalog: Catalog, lang: str, keys: set[str], glossary: list[GlossaryTerm]
+    path: Path, catalog: Catalog, lang: str, keys: frozenset[str], glossary: list[GlossaryTerm]
 ) -> Iterator[Finding]:
     header = path.read_text(encoding="utf-8").split("\n\n", 1)[0]
     if not catalog.locale or '"Language: ' not in header or '"Plural-Forms: ' not in header:
@@ -376,12 +391,12 @@ def check_catalogs(root: Path, langs: Iterable[str] | None = None) -> list[Findi
             except I18nError as error:
                 fix = error.fix or "fix the PO syntax (msgfmt -c shows the line)"
                 findings.append(Finding("I18N200", path, error.line, error.problem, fix))
-        keys = {
+        keys = frozenset(
             key
             for _, catalog in catalogs
             for m in catalog
             if (key := split_context(m.context)[1]) is not None
-        }
+        )
         for path, catalog in catalogs:
             findings.extend(_catalog_findings(path, catalog, lang, keys, glossary))
     return findings
