@@ -27,6 +27,7 @@ from metrics_registry.yamlread import (
     TagError,
     TooBigError,
     YAMLError,
+    line_of,
     read_document,
 )
 
@@ -52,11 +53,7 @@ class LoadedFile:
 
     def line_of(self, loc: Loc) -> int | None:
         """Line of the deepest located prefix of ``loc`` (1-based)."""
-        for end in range(len(loc), -1, -1):
-            line = self.lines.get(tuple(loc[:end]))
-            if line is not None:
-                return line
-        return None
+        return line_of(self.lines, tuple(loc))
 
     def metric_line(self, index: int) -> int | None:
         """Line of the ``index``-th item of ``metrics`` in the file."""

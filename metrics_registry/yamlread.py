@@ -32,12 +32,14 @@ __all__ = [
     "MAX_ALIASED_VALUES",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "READ_ERRORS",
     "Document",
     "DuplicateKeyError",
     "Loc",
     "TagError",
     "TooBigError",
     "YAMLError",
+    "line_of",
     "read_document",
     "read_yaml",
 ]
@@ -228,6 +230,10 @@ def _plain_scalar(value: str) -> Any:
     return _BOOLS.get(value, value) if first in "tTfF" else value
 
 
+#: Everything :func:`read_yaml` raises for text that is not a plain registry-style document.
+READ_ERRORS = (YAMLError, DuplicateKeyError, TagError, TooBigError)
+
+
 @dataclass
 class Document:
     """A read document: plain data, the line of every key and item, the texts with controls."""
@@ -264,12 +270,12 @@ def read_document(text: str) -> Document:
     try:
         return Document(copy.plain(node, ()), copy.lines, copy.controls)
     except (TooBigError, TagError) as error:
-        error.line = error.line or _line_of(copy.lines, error.loc) or node.start_mark.line + 1
+        error.line = error.line or line_of(copy.lines, error.loc) or node.start_mark.line + 1
         raise
 
 
-def _line_of(lines: dict[Loc, int], loc: Loc) -> int | None:
-    """Line of the deepest located prefix of ``loc``."""
+def line_of(lines: dict[Loc, int], loc: Loc) -> int | None:
+    """Line of the deepest located prefix of ``loc`` in ``lines`` (as :func:`read_yaml` returns them)."""
     for end in range(len(loc), 0, -1):
         if loc[:end] in lines:
             return lines[loc[:end]]

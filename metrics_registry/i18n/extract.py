@@ -29,7 +29,7 @@ from metrics_registry.i18n.fields import (
     metric_context,
     metric_texts,
 )
-from metrics_registry.yamlread import DuplicateKeyError, Loc, TagError, TooBigError, YAMLError, read_yaml
+from metrics_registry.yamlread import READ_ERRORS, Loc, line_of, read_yaml
 
 __all__ = ["REGISTRY_METHOD", "extract_catalogs", "extract_registry", "new_catalog"]
 
@@ -38,11 +38,7 @@ _MARKDOWN_HINT = "Markdown: keep `code`, {placeholders}, $LaTeX$, URLs and link 
 
 
 def _line(lines: dict[Loc, int], loc: Loc, fallback: int) -> int:
-    """1-based line of the deepest located part of ``loc`` (from the document's root)."""
-    for end in range(len(loc), 0, -1):
-        if loc[:end] in lines:
-            return lines[loc[:end]]
-    return fallback
+    return line_of(lines, loc) or fallback
 
 
 def extract_registry(
@@ -61,7 +57,7 @@ def extract_registry(
     text = data.decode(options.get("encoding", "utf-8")) if isinstance(data, bytes) else data
     try:  # libyaml, bounded (:mod:`metrics_registry.yamlread`): as fast as `validate` reads the file
         document, lines = read_yaml(text)
-    except (YAMLError, DuplicateKeyError, TagError, TooBigError):
+    except READ_ERRORS:
         return
     if isinstance(document, Mapping) and isinstance(document.get("concepts"), list):
         yield from _concept_messages(document, lines)

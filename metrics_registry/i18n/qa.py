@@ -121,7 +121,7 @@ def load_glossary(root: Path) -> list[GlossaryTerm]:
     The file is contributor input: it is read with the registry's bounded
     YAML reader, and every problem is an :class:`I18nError` naming its line.
     """
-    from metrics_registry.yamlread import DuplicateKeyError, TagError, TooBigError, YAMLError, read_yaml
+    from metrics_registry.yamlread import READ_ERRORS, read_yaml
 
     path = i18n_dir(root) / "glossary.yaml"
     if not path.exists():
@@ -130,7 +130,7 @@ def load_glossary(root: Path) -> list[GlossaryTerm]:
         data, lines = read_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise I18nError(f"{path}: cannot read the file ({error}); save it as UTF-8") from None
-    except (YAMLError, DuplicateKeyError, TagError, TooBigError) as error:
+    except READ_ERRORS as error:
         mark = getattr(error, "problem_mark", None)
         line = getattr(error, "line", None) or (mark.line + 1 if mark else None)
         where = f"{path}:{line}" if line else str(path)
